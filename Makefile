@@ -1,0 +1,31 @@
+# admission-conformance. `make conformance` runs the full conformance run on
+# the embedded cluster; `make test` runs the harness's tests (README.md).
+GO       ?= go
+BIN      := _output/run-conformance
+VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+ARTIFACTS ?= _artifacts
+# Every test binary that links the control plane costs a link of ~1 GB of
+# objects; -p 1 keeps two such links from running at once on small machines.
+TEST_FLAGS ?= -p 1 -timeout 60m
+
+.PHONY: build conformance test bench lint clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
+
+conformance: build
+	$(BIN) run --report-dir $(ARTIFACTS)
+
+test:
+	$(GO) test $(TEST_FLAGS) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./framework/cluster/embedded/
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf _output $(ARTIFACTS)

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+func newListCommand() *cobra.Command {
+	var showFeatures bool
+	var output string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the specs (or, with --features, the features) without a cluster",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "table" && output != "json" {
+				return usageError("--output must be table or json, got %q", output)
+			}
+			w := cmd.OutOrStdout()
+			if showFeatures {
+				all := features.All()
+				if output == "json" {
+					return json.NewEncoder(w).Encode(all)
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "FEATURE\tCORE\tDESCRIPTION")
+				for _, f := range all {
+					fmt.Fprintf(tw, "%s\t%t\t%s\n", f.Name, f.Core, f.Description)
+				}
+				return tw.Flush()
+			}
+			specs := spec.All()
+			if output == "json" {
+				return json.NewEncoder(w).Encode(specs)
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SUITE\tSPEC\tPROFILE\tFEATURES\tSEED")
+			for _, s := range specs {
+				names := make([]string, len(s.Features))
+				for i, f := range s.Features {
+					names[i] = string(f)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Suite, s.ShortName, s.Profile, strings.Join(names, ","), s.Seed)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&showFeatures, "features", false, "list the registered features instead of the specs")
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
+	return cmd
+}

@@ -1,0 +1,76 @@
+// Command run-conformance boots a cluster, installs fake admission plugins
+// and runs the admission conformance specs against it.
+//
+// Exit codes: 0 all selected specs passed, 1 a spec failed, 2 bad input or a
+// cluster that could not be set up.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	// The suites register their specs at init.
+	_ "github.com/admission-conformance/admission-conformance/suites/ordering"
+)
+
+// Exit codes.
+const (
+	exitPassed = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// exitError carries the exit code with the error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := newRootCommand()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitPassed
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code == exitFailed {
+		fmt.Fprintln(os.Stderr, "run-conformance: "+oneLine(err.Error()))
+		return exitFailed
+	}
+	fmt.Fprintln(os.Stderr, "run-conformance: "+oneLine(err.Error()))
+	return exitUsage
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "run-conformance",
+		Short:         "Conformance harness for Kubernetes admission extensions",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	// Flag errors are usage errors: say what is wrong and how to see the flags.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError("%v (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand())
+	return root
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

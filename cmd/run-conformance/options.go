@@ -1,0 +1,166 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+
+	"github.com/admission-conformance/admission-conformance/framework/bounds"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+// runOptions is everything `run` takes. An options file (YAML, these field
+// names) sets them; flags given on the command line override the file.
+type runOptions struct {
+	Provider          string        `json:"provider"`
+	Kubeconfig        string        `json:"kubeconfig,omitempty"`
+	Context           string        `json:"context,omitempty"`
+	APIServers        int           `json:"apiservers"`
+	APIServerArgs     []string      `json:"apiserverArgs,omitempty"`
+	Suites            []string      `json:"suites,omitempty"`
+	Profiles          []string      `json:"profiles,omitempty"`
+	SupportedFeatures []string      `json:"supportedFeatures,omitempty"`
+	LabelFilter       string        `json:"labelFilter,omitempty"`
+	Focus             []string      `json:"focus,omitempty"`
+	Skip              []string      `json:"skip,omitempty"`
+	ReportDir         string        `json:"reportDir"`
+	Bounds            bounds.Bounds `json:"bounds"`
+
+	// Flag-only.
+	optionsFile string
+	boundFlags  []string
+}
+
+func defaultRunOptions() runOptions {
+	return runOptions{Provider: "embedded", APIServers: 1, ReportDir: "_artifacts", Bounds: bounds.Defaults()}
+}
+
+// addFlags binds the flags to o, with o's current values as defaults (so
+// binding does not reset values read from an options file).
+func (o *runOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.optionsFile, "options", o.optionsFile, "YAML options file; flags given on the command line override it")
+	fs.StringVar(&o.Provider, "provider", o.Provider, "cluster provider: embedded or kubeconfig")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig of an existing cluster (provider kubeconfig)")
+	fs.StringVar(&o.Context, "context", o.Context, "kubeconfig context (provider kubeconfig)")
+	fs.IntVar(&o.APIServers, "apiservers", o.APIServers, "kube-apiserver replicas sharing one etcd (provider embedded)")
+	fs.StringArrayVar(&o.APIServerArgs, "apiserver-arg", o.APIServerArgs, "extra kube-apiserver flag, repeatable (provider embedded), e.g. --apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook")
+	fs.StringSliceVar(&o.Suites, "suite", o.Suites, "suites to run, repeatable or comma-separated (default all)")
+	fs.StringSliceVar(&o.Profiles, "profile", o.Profiles, "profiles to run: core, extended, reference (default all)")
+	fs.StringSliceVar(&o.SupportedFeatures, "supported-features", o.SupportedFeatures, "features the implementation claims beyond what the cluster declares")
+	fs.StringVar(&o.LabelFilter, "label-filter", o.LabelFilter, "Ginkgo label filter, e.g. 'feature:MutatingWebhook && !profile:extended'")
+	fs.StringArrayVar(&o.Focus, "focus", o.Focus, "run only specs whose text matches this regular expression, repeatable")
+	fs.StringArrayVar(&o.Skip, "skip", o.Skip, "skip specs whose text matches this regular expression, repeatable")
+	fs.StringVar(&o.ReportDir, "report-dir", o.ReportDir, "where results.json and components.log are written")
+	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
+}
+
+// load applies the options file (if any) under the flags that were given:
+// it decodes the file over the defaults, then sets again every flag the user
+// typed.
+func (o *runOptions) load(fs *pflag.FlagSet) error {
+	if o.optionsFile != "" {
+		data, err := os.ReadFile(o.optionsFile)
+		if err != nil {
+			return usageError("cannot read options file: %v", err)
+		}
+		fromFile := defaultRunOptions()
+		if err := yaml.UnmarshalStrict(data, &fromFile); err != nil {
+			return usageError("options file %s: %v", o.optionsFile, err)
+		}
+		// The flags' values live in o's fields, which the file is about to
+		// replace: capture what the user typed first.
+		type typed struct {
+			name  string
+			slice []string
+			value string
+		}
+		var given []typed
+		fs.Visit(func(f *pflag.Flag) {
+			t := typed{name: f.Name, value: f.Value.String()}
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				t.slice = append([]string(nil), sv.GetSlice()...)
+			}
+			given = append(given, t)
+		})
+		*o = fromFile
+		fresh := pflag.NewFlagSet("reapply", pflag.ContinueOnError)
+		o.addFlags(fresh)
+		for _, t := range given {
+			var err error
+			if sv, ok := fresh.Lookup(t.name).Value.(pflag.SliceValue); ok {
+				err = sv.Replace(t.slice)
+			} else {
+				err = fresh.Set(t.name, t.value)
+			}
+			if err != nil {
+				return usageError("--%s: %v", t.name, err)
+			}
+		}
+	}
+	for _, b := range o.boundFlags {
+		if err := o.Bounds.Set(b); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	return o.validate()
+}
+
+// validate rejects every bad input before anything is started.
+func (o *runOptions) validate() error {
+	if err := o.Bounds.Validate(); err != nil {
+		return usageError("%v", err)
+	}
+	for _, s := range o.Suites {
+		if _, err := spec.ParseSuite(s); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	for _, p := range o.Profiles {
+		if _, err := spec.ParseProfile(p); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	if _, err := features.Parse(o.SupportedFeatures); err != nil {
+		return usageError("--supported-features: %v", err)
+	}
+	if o.APIServers < 1 {
+		return usageError("--apiservers must be at least 1, got %d", o.APIServers)
+	}
+	switch o.Provider {
+	case embedded.Name:
+		if o.Kubeconfig != "" || o.Context != "" {
+			return usageError("--kubeconfig and --context go with --provider kubeconfig")
+		}
+		if err := embedded.CheckAPIServerArgs(o.APIServerArgs); err != nil {
+			return usageError("--apiserver-arg: %v", err)
+		}
+	case kubeconfig.Name:
+		if o.APIServers != 1 || len(o.APIServerArgs) > 0 {
+			return usageError("--apiservers and --apiserver-arg go with --provider embedded")
+		}
+		// Reading the kubeconfig contacts nothing; reaching the cluster is
+		// checked when the provider starts.
+		if _, err := kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context)).LoadConfig(); err != nil {
+			return usageError("%v", err)
+		}
+	default:
+		return usageError("unknown provider %q: use embedded or kubeconfig", o.Provider)
+	}
+	if o.ReportDir == "" {
+		return usageError("--report-dir must not be empty")
+	}
+	return nil
+}
+
+func (o *runOptions) profiles() []spec.Profile {
+	out := make([]spec.Profile, len(o.Profiles))
+	for i, p := range o.Profiles {
+		out[i] = spec.Profile(p)
+	}
+	return out
+}

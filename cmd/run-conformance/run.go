@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/spf13/cobra"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/logs"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/runner"
+)
+
+func newRunCommand() *cobra.Command {
+	o := defaultRunOptions()
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Boot a cluster and run the conformance specs against it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.load(cmd.Flags()); err != nil {
+				return err
+			}
+			return runConformance(cmd.OutOrStdout(), o)
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func runConformance(out io.Writer, o runOptions) error {
+	claimed, _ := features.Parse(o.SupportedFeatures) // validated in load
+	if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
+		return usageError("cannot create report dir: %v", err)
+	}
+	componentLog, err := os.Create(filepath.Join(o.ReportDir, "components.log"))
+	if err != nil {
+		return usageError("cannot write into report dir: %v", err)
+	}
+	defer componentLog.Close()
+	logs.RedirectComponents(componentLog)
+	logger := progressLogger(out)
+
+	provider := newProvider(o, componentLog, logger)
+	// An interrupt during start-up cancels it (and rolls it back); once specs
+	// run, Ginkgo handles interrupts itself and still runs every cleanup.
+	bootCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	started := time.Now()
+	fmt.Fprintf(out, "starting %s cluster...\n", provider.Name())
+	env, err := harness.Boot(bootCtx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger})
+	stopSignals()
+	if err != nil {
+		if provider.Name() == embedded.Name {
+			return usageError("cluster set-up failed: %v (component output: %s)", err, componentLog.Name())
+		}
+		return usageError("cluster set-up failed: %v", err)
+	}
+	fmt.Fprintf(out, "cluster ready in %.1fs: %s, Kubernetes %s\n", time.Since(started).Seconds(), env.Cluster.Topology(), env.KubernetesVersion)
+
+	res := runner.Run(&cliT{}, env, runner.Options{
+		Selection: runner.Selection{Suites: o.Suites, Profiles: o.profiles(), LabelFilter: o.LabelFilter, Focus: o.Focus, Skip: o.Skip},
+		Progress:  out,
+		Version:   version,
+		Plain:     true,
+	})
+
+	stopping := time.Now()
+	closeErr := env.Close(context.Background())
+	fmt.Fprintf(out, "\ncluster stopped in %.1fs\n", time.Since(stopping).Seconds())
+	path, err := results.Write(o.ReportDir, res)
+	if err != nil {
+		return usageError("cannot write results: %v", err)
+	}
+	s := res.Summary
+	fmt.Fprintf(out, "%d passed, %d failed, %d skipped, %d not supported; results in %s\n", s.Passed, s.Failed, s.Skipped, s.NotSupported, path)
+	if closeErr != nil {
+		return usageError("tear-down failed: %v", closeErr)
+	}
+	if s.Failed > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d spec case(s) failed", s.Failed)}
+	}
+	if s.Total == 0 {
+		return usageError("no spec matched the selection (see 'run-conformance list')")
+	}
+	return nil
+}
+
+func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {
+	if o.Provider == kubeconfig.Name {
+		return kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context))
+	}
+	return embedded.New(
+		embedded.WithAPIServers(o.APIServers),
+		embedded.WithAPIServerArgs(o.APIServerArgs...),
+		embedded.WithComponentLog(componentLog),
+		embedded.WithLogger(logger),
+		embedded.WithStartTimeout(o.Bounds.ClusterStart.Duration),
+		embedded.WithPollInterval(o.Bounds.PollInterval.Duration),
+	)
+}
+
+// progressLogger prints the harness's own progress messages (not the
+// components') as plain lines.
+func progressLogger(w io.Writer) logr.Logger {
+	return funcr.New(func(prefix, args string) { fmt.Fprintln(w, "  "+prefix+" "+args) }, funcr.Options{Verbosity: 0})
+}
+
+// cliT stands in for *testing.T when Ginkgo runs outside go test.
+type cliT struct{ failed bool }
+
+func (t *cliT) Fail() { t.failed = true }

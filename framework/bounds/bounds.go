@@ -1,0 +1,135 @@
+// Package bounds holds every wait and every bound the harness uses, in one
+// struct with defaults that an options file and flags can override. Specs take
+// a copy at the start, so a spec never sees a value change under it.
+package bounds
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Duration is a time.Duration written as "1s", "250ms" in files and flags.
+type Duration struct{ time.Duration }
+
+// D is shorthand for Duration{d}.
+func D(d time.Duration) Duration { return Duration{d} }
+
+// MarshalJSON writes the duration as a Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration is a string such as \"1s\" or \"250ms\", got %s", b)
+	}
+	parsed, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as \"1s\" or \"250ms\"", s)
+	}
+	d.Duration = parsed
+	return nil
+}
+
+// Bounds are the harness's waits (how long to wait for setup) and the
+// contract bounds specs assert (how long the implementation may take).
+type Bounds struct {
+	// Contract bounds: exceeding one fails a spec.
+
+	// WebhookConfigPropagation bounds the time from a webhook configuration
+	// change to its enforcement on every apiserver (seed 002: "a change becomes
+	// effective in 1s").
+	WebhookConfigPropagation Duration `json:"webhookConfigPropagation"`
+	// PolicyPropagation bounds the same for admission policies and bindings
+	// (upstream recompiles policies every second).
+	PolicyPropagation Duration `json:"policyPropagation"`
+	// TimingSlack is how much later than its nominal time a timed behaviour
+	// (a webhook timeout, an initializer timeout) may complete.
+	TimingSlack Duration `json:"timingSlack"`
+
+	// Harness waits: exceeding one is a setup failure, not a contract failure.
+
+	// ClusterStart is how long a provider may take to bring a cluster up.
+	ClusterStart Duration `json:"clusterStart"`
+	// ClusterStop is how long tear-down may take.
+	ClusterStop Duration `json:"clusterStop"`
+	// WebhookReady is how long to wait for a newly registered fake webhook to
+	// be called at all (setup, not the propagation contract).
+	WebhookReady Duration `json:"webhookReady"`
+	// ObjectState is how long to wait for an object to reach a state.
+	ObjectState Duration `json:"objectState"`
+	// PollInterval is the gap between two probes of anything polled.
+	PollInterval Duration `json:"pollInterval"`
+	// Spec is the timeout of one spec.
+	Spec Duration `json:"spec"`
+	// Cleanup is how long the end-of-run sweep may wait for deletions.
+	Cleanup Duration `json:"cleanup"`
+}
+
+// Defaults returns the bounds used when nothing overrides them.
+func Defaults() Bounds {
+	return Bounds{
+		WebhookConfigPropagation: D(time.Second),
+		PolicyPropagation:        D(2 * time.Second),
+		TimingSlack:              D(500 * time.Millisecond),
+		ClusterStart:             D(3 * time.Minute),
+		ClusterStop:              D(time.Minute),
+		WebhookReady:             D(30 * time.Second),
+		ObjectState:              D(30 * time.Second),
+		PollInterval:             D(20 * time.Millisecond),
+		Spec:                     D(3 * time.Minute),
+		Cleanup:                  D(time.Minute),
+	}
+}
+
+// Keys returns the names accepted by Set, sorted.
+func Keys() []string {
+	t := reflect.TypeOf(Bounds{})
+	keys := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		keys = append(keys, jsonName(t.Field(i)))
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Set overrides one bound from "name=duration" (the --bound flag).
+func (b *Bounds) Set(assignment string) error {
+	key, value, ok := strings.Cut(assignment, "=")
+	if !ok {
+		return fmt.Errorf("--bound takes name=duration (for example webhookConfigPropagation=2s), got %q", assignment)
+	}
+	v := reflect.ValueOf(b).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if jsonName(v.Type().Field(i)) != key {
+			continue
+		}
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return fmt.Errorf("--bound %s: %q is not a duration such as 1s or 250ms", key, value)
+		}
+		v.Field(i).Set(reflect.ValueOf(D(d)))
+		return nil
+	}
+	return fmt.Errorf("--bound: unknown bound %q: use one of %s", key, strings.Join(Keys(), ", "))
+}
+
+// Validate rejects bounds that cannot be meant: zero or negative durations.
+func (b Bounds) Validate() error {
+	v := reflect.ValueOf(b)
+	for i := 0; i < v.NumField(); i++ {
+		if d := v.Field(i).Interface().(Duration); d.Duration <= 0 {
+			return fmt.Errorf("bound %s must be positive, got %s", jsonName(v.Type().Field(i)), d)
+		}
+	}
+	return nil
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}

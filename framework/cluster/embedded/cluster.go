@@ -1,0 +1,131 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+)
+
+// Cluster is a running embedded cluster.
+type Cluster struct {
+	dir            string
+	apiserverCount int
+	kubeconfig     string
+
+	etcd        *etcdServer
+	apiservers  []*apiServer
+	lb          *loadBalancer
+	scheduler   *scheduler
+	controllers *controllerManager
+	scheduled   bool
+	controlled  bool
+
+	config   *rest.Config
+	replicas []*rest.Config
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+var _ cluster.Cluster = (*Cluster)(nil)
+var _ cluster.AuditLog = (*Cluster)(nil)
+
+// Provider implements cluster.Cluster.
+func (c *Cluster) Provider() string { return Name }
+
+// RESTConfig implements cluster.Cluster.
+func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.config) }
+
+// ReplicaConfigs implements cluster.Cluster.
+func (c *Cluster) ReplicaConfigs() []*rest.Config { return cluster.CopyConfigs(c.replicas) }
+
+// Nodes implements cluster.Cluster. The embedded cluster has no kubelets yet.
+func (c *Cluster) Nodes() []cluster.Node { return nil }
+
+// Dir is the run's temp dir; everything the cluster wrote is below it.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Kubeconfig is an admin kubeconfig for this cluster, inside Dir.
+func (c *Cluster) Kubeconfig() string { return c.kubeconfig }
+
+// Capabilities implements cluster.Cluster.
+func (c *Cluster) Capabilities() features.Set {
+	s := features.NewSet(features.AuditLog, features.APIServerMetrics, features.HostWebhooksReachable,
+		features.MutatingAdmissionPolicy, features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks)
+	if len(c.apiservers) > 1 {
+		s[features.MultipleAPIServers] = struct{}{}
+	}
+	if c.scheduled {
+		s[features.Scheduler] = struct{}{}
+	}
+	if c.controlled {
+		s[features.ControllerManager] = struct{}{}
+	}
+	return s
+}
+
+// Topology implements cluster.Cluster.
+func (c *Cluster) Topology() string {
+	return fmt.Sprintf("embedded: %d apiserver(s), scheduler %t, controller-manager %t, 0 nodes",
+		c.apiserverCount, c.scheduled, c.controlled)
+}
+
+// AuditLogPaths implements cluster.AuditLog.
+func (c *Cluster) AuditLogPaths() []string {
+	paths := make([]string, len(c.apiservers))
+	for i, a := range c.apiservers {
+		paths[i] = a.auditLog
+	}
+	return paths
+}
+
+// Stop stops the components in reverse order of start and removes the temp
+// dir. Components that never started are skipped, so Start uses Stop to roll
+// back.
+func (c *Cluster) Stop(context.Context) error {
+	c.stopOnce.Do(func() {
+		if c.controllers != nil {
+			c.controllers.stop()
+		}
+		if c.scheduler != nil {
+			c.scheduler.stop()
+		}
+		if c.lb != nil {
+			c.lb.stop()
+		}
+		for i := len(c.apiservers) - 1; i >= 0; i-- {
+			c.apiservers[i].stop()
+		}
+		if c.etcd != nil {
+			c.etcd.stop()
+		}
+		if err := os.RemoveAll(c.dir); err != nil {
+			c.stopErr = fmt.Errorf("embedded: remove %s: %w", c.dir, err)
+		}
+	})
+	return c.stopErr
+}
+
+func zapSink(w io.Writer) zapcore.WriteSyncer { return zapcore.AddSync(w) }
+
+// KubernetesVersion is the k8s.io/kubernetes module version the control
+// plane was built from.
+func (c *Cluster) KubernetesVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == "k8s.io/kubernetes" {
+				return dep.Version
+			}
+		}
+	}
+	return "unknown"
+}

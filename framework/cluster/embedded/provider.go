@@ -1,0 +1,242 @@
+// Package embedded is the default cluster provider: a real control plane
+// (etcd, kube-apiserver replicas, kube-scheduler, kube-controller-manager)
+// running inside the harness's own process on loopback, with every file in
+// one temp dir that Stop removes. No Docker, no root.
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/pki"
+)
+
+// Name is the provider's name on the command line.
+const Name = "embedded"
+
+// DirPrefix starts the name of every run's temp dir, so a leftover check can
+// find the dirs of runs that were killed.
+const DirPrefix = "admission-conformance-embedded-"
+
+// Provider starts embedded clusters.
+type Provider struct{ opts settings }
+
+// New returns an embedded provider.
+func New(opts ...Option) *Provider {
+	o := defaultSettings()
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	return &Provider{opts: o}
+}
+
+// Name implements cluster.Provider.
+func (p *Provider) Name() string { return Name }
+
+// Start implements cluster.Provider. On any failure it stops what it started
+// and removes its temp dir before returning an error naming the component.
+func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
+	o := p.opts
+	if o.apiservers < 1 {
+		return nil, fmt.Errorf("embedded: --apiservers must be at least 1, got %d", o.apiservers)
+	}
+	dir, err := os.MkdirTemp(o.baseDir, DirPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: create temp dir: %w", err)
+	}
+	c := &Cluster{dir: dir, apiserverCount: o.apiservers}
+	defer func() {
+		if err != nil {
+			_ = c.Stop(context.Background())
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, fmt.Errorf("embedded: %w", err)
+	}
+	log := o.logger
+	started := time.Now()
+
+	files, err := writePKI(dir)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: certificates: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("embedded: start etcd: %w", err)
+	}
+	if c.etcd, err = startEtcd(dir, o.startTimeout, zapSink(o.componentLog)); err != nil {
+		return nil, fmt.Errorf("embedded: start etcd: %w", err)
+	}
+	log.V(1).Info("etcd ready", "elapsed", time.Since(started))
+
+	baseConfig := &rest.Config{
+		TLSClientConfig: rest.TLSClientConfig{CAFile: files.caCert, CertFile: files.adminCert, KeyFile: files.adminKey},
+		QPS:             200,
+		Burst:           400,
+	}
+	for i := 0; i < o.apiservers; i++ {
+		name := fmt.Sprintf("kube-apiserver[%d]", i)
+		auditLog := filepath.Join(dir, fmt.Sprintf("audit-%d.log", i))
+		flags := append(apiserverFlags(files, auditLog), o.apiserverArgs...)
+		tb := &componentTB{name: name, tempDir: dir, log: o.componentLog}
+		var a *apiServer
+		withTempDir(dir, func() { a, err = startAPIServer(ctx, tb, c.etcd.clientURL, flags) })
+		if err != nil {
+			return nil, fmt.Errorf("embedded: start %s: %w", name, err)
+		}
+		a.auditLog = auditLog
+		c.apiservers = append(c.apiservers, a)
+		c.replicas = append(c.replicas, a.restConfig(baseConfig))
+		log.V(1).Info("apiserver ready", "replica", i, "elapsed", time.Since(started))
+	}
+
+	c.config = c.replicas[0]
+	if len(c.replicas) > 1 {
+		backends := make([]string, len(c.apiservers))
+		for i, a := range c.apiservers {
+			backends[i] = hostPort(a.host)
+		}
+		if c.lb, err = startLoadBalancer(backends); err != nil {
+			return nil, fmt.Errorf("embedded: start load balancer: %w", err)
+		}
+		c.config = rest.CopyConfig(baseConfig)
+		c.config.Host = "https://" + c.lb.address()
+	}
+	kubeconfig := filepath.Join(dir, "admin.kubeconfig")
+	if err := writeKubeconfig(kubeconfig, c.config.Host, files); err != nil {
+		return nil, fmt.Errorf("embedded: write kubeconfig: %w", err)
+	}
+	c.kubeconfig = kubeconfig
+
+	// The scheduler and the controller manager start side by side.
+	type result struct {
+		name string
+		err  error
+	}
+	results := make(chan result, 2)
+	go func() {
+		var err error
+		if !o.noScheduler {
+			c.scheduler, err = startScheduler(ctx, kubeconfig)
+		}
+		results <- result{"kube-scheduler", err}
+	}()
+	go func() {
+		var err error
+		if !o.noControllers {
+			client, cerr := kubernetes.NewForConfig(c.config)
+			if cerr != nil {
+				results <- result{"kube-controller-manager", cerr}
+				return
+			}
+			c.controllers, err = startControllerManager(ctx, kubeconfig, client, o.poll, o.startTimeout)
+		}
+		results <- result{"kube-controller-manager", err}
+	}()
+	var firstErr error
+	for i := 0; i < 2; i++ {
+		if r := <-results; r.err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("embedded: start %s: %w", r.name, r.err)
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	c.scheduled, c.controlled = !o.noScheduler, !o.noControllers
+	log.V(1).Info("cluster ready", "elapsed", time.Since(started))
+	return c, nil
+}
+
+// apiserverFlags are the flags every replica gets: one serving certificate
+// and one client CA for all replicas (so one rest config reaches any of them
+// through the load balancer), RBAC, and a Metadata-level audit log so specs
+// can read admission audit annotations.
+func apiserverFlags(f pkiFiles, auditLog string) []string {
+	return []string{
+		"--client-ca-file=" + f.caCert,
+		"--tls-cert-file=" + f.servingCert,
+		"--tls-private-key-file=" + f.servingKey,
+		"--authorization-mode=Node,RBAC",
+		"--audit-policy-file=" + f.auditPolicy,
+		"--audit-log-path=" + auditLog,
+		"--audit-log-format=json",
+		// The mixed-version proxy (beta, on in 1.36) would make the test
+		// server point its peer CA at a self-signed certificate it does not
+		// generate when a serving certificate is given. Every replica runs
+		// the same version, so the proxy has nothing to do here.
+		"--feature-gates=UnknownVersionInteroperabilityProxy=false",
+	}
+}
+
+// withTempDir points the process temp dir at dir while f runs: upstream's
+// test server creates its work dir with os.MkdirTemp(""), and its files must
+// stay inside the run's dir. Replicas start one after another, so nothing
+// else in the harness creates temp files meanwhile.
+func withTempDir(dir string, f func()) {
+	old, had := os.LookupEnv("TMPDIR")
+	_ = os.Setenv("TMPDIR", dir)
+	defer func() {
+		if had {
+			_ = os.Setenv("TMPDIR", old)
+		} else {
+			_ = os.Unsetenv("TMPDIR")
+		}
+	}()
+	f()
+}
+
+// pkiFiles are the certificate files of one embedded cluster.
+type pkiFiles struct {
+	caCert, servingCert, servingKey, adminCert, adminKey, auditPolicy string
+}
+
+func writePKI(dir string) (pkiFiles, error) {
+	var f pkiFiles
+	ca, err := pki.NewCA("admission-conformance-embedded-ca")
+	if err != nil {
+		return f, err
+	}
+	f.caCert = filepath.Join(dir, "ca.crt")
+	if err := os.WriteFile(f.caCert, ca.CertPEM(), 0o644); err != nil {
+		return f, err
+	}
+	serving, err := ca.Serving("kube-apiserver", "127.0.0.1", "localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "10.0.0.1")
+	if err != nil {
+		return f, err
+	}
+	if f.servingCert, f.servingKey, err = serving.Write(dir, "apiserver"); err != nil {
+		return f, err
+	}
+	admin, err := ca.Client("admission-conformance-admin", "system:masters")
+	if err != nil {
+		return f, err
+	}
+	if f.adminCert, f.adminKey, err = admin.Write(dir, "admin"); err != nil {
+		return f, err
+	}
+	f.auditPolicy = filepath.Join(dir, "audit-policy.yaml")
+	return f, os.WriteFile(f.auditPolicy, []byte(auditPolicy), 0o644)
+}
+
+// auditPolicy logs every request at Metadata level, which carries the
+// admission annotations (for example failed-open.*), except the chatter of
+// leases and events.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: None
+  resources:
+  - group: coordination.k8s.io
+    resources: ["leases"]
+  - group: ""
+    resources: ["events"]
+- level: Metadata
+`

@@ -1,0 +1,123 @@
+// Package kubeconfig is the provider for a cluster that already exists: the
+// harness reaches it through a kubeconfig and never creates or deletes it.
+package kubeconfig
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+)
+
+// Name is the provider's name on the command line.
+const Name = "kubeconfig"
+
+// Option configures the provider. Options are sealed.
+type Option interface{ apply(*Provider) }
+
+type optionFunc func(*Provider)
+
+func (f optionFunc) apply(p *Provider) { f(p) }
+
+// WithPath names the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+func WithPath(path string) Option { return optionFunc(func(p *Provider) { p.path = path }) }
+
+// WithContext names the kubeconfig context (default: the current one).
+func WithContext(name string) Option { return optionFunc(func(p *Provider) { p.context = name }) }
+
+// WithReachTimeout bounds the check that the cluster answers.
+func WithReachTimeout(d time.Duration) Option { return optionFunc(func(p *Provider) { p.reach = d }) }
+
+// Provider reaches an existing cluster.
+type Provider struct {
+	path, context string
+	reach         time.Duration
+}
+
+// New returns a kubeconfig provider.
+func New(opts ...Option) *Provider {
+	p := &Provider{reach: 15 * time.Second}
+	for _, o := range opts {
+		o.apply(p)
+	}
+	return p
+}
+
+// Name implements cluster.Provider.
+func (p *Provider) Name() string { return Name }
+
+// LoadConfig reads the kubeconfig without contacting the cluster.
+func (p *Provider) LoadConfig() (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if p.path != "" {
+		rules.ExplicitPath = p.path
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+		&clientcmd.ConfigOverrides{CurrentContext: p.context}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cannot use kubeconfig %s (%v): give --kubeconfig a readable kubeconfig file", describe(p.path), oneLine(err))
+	}
+	return cfg, nil
+}
+
+// Start implements cluster.Provider: it loads the kubeconfig and checks that
+// the cluster answers, so a bad kubeconfig fails before any spec runs.
+func (p *Provider) Start(ctx context.Context) (cluster.Cluster, error) {
+	cfg, err := p.LoadConfig()
+	if err != nil {
+		return nil, err
+	}
+	probe := rest.CopyConfig(cfg)
+	probe.Timeout = p.reach
+	client, err := kubernetes.NewForConfig(probe)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", describe(p.path), err)
+	}
+	if _, err := client.Discovery().ServerVersion(); err != nil {
+		return nil, fmt.Errorf("cluster at %s does not answer (%v): check the kubeconfig and that the cluster is up", cfg.Host, oneLine(err))
+	}
+	return &existing{config: cfg}, nil
+}
+
+// existing is a cluster the harness did not create.
+type existing struct{ config *rest.Config }
+
+func (c *existing) Provider() string               { return Name }
+func (c *existing) RESTConfig() *rest.Config       { return rest.CopyConfig(c.config) }
+func (c *existing) ReplicaConfigs() []*rest.Config { return []*rest.Config{rest.CopyConfig(c.config)} }
+func (c *existing) Nodes() []cluster.Node          { return nil }
+func (c *existing) Topology() string               { return "existing cluster at " + c.config.Host }
+func (c *existing) Stop(context.Context) error     { return nil }
+
+// Capabilities is empty: on a cluster the harness did not build, every
+// optional feature must be claimed by the user, and the harness's host
+// webhook server is not assumed reachable.
+func (c *existing) Capabilities() features.Set { return features.Set{} }
+
+func describe(path string) string {
+	if path == "" {
+		return "(default loading rules)"
+	}
+	return path
+}
+
+type oneLineError struct{ msg string }
+
+func (e oneLineError) Error() string { return e.msg }
+
+// oneLine folds multi-line client errors so the CLI can print one line.
+func oneLine(err error) error {
+	msg := []rune(err.Error())
+	for i, r := range msg {
+		if r == '\n' {
+			msg[i] = ' '
+		}
+	}
+	return oneLineError{string(msg)}
+}

@@ -1,0 +1,72 @@
+// Package enforce answers "is this configuration enforced yet?" the only way
+// that can be answered from outside an apiserver: by sending marker requests
+// until one gets the enforced answer. Upstream has no API that says when a
+// webhook or policy change is enforced (kubernetes issue 54712), so the
+// harness measures it.
+package enforce
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// Probe sends one marker request through config and reports whether the
+// change under test is enforced. An error ends the wait.
+type Probe func(ctx context.Context, config *rest.Config) (enforced bool, err error)
+
+// Until probes until the probe reports enforced or bound passes, and returns
+// the time from start to the first enforced answer, measured with the
+// monotonic clock. start is usually the instant the change was accepted by
+// the API. If bound passes first, the error says so and the duration is how
+// long it waited.
+func Until(ctx context.Context, start time.Time, config *rest.Config, bound, interval time.Duration, probe Probe) (time.Duration, error) {
+	deadline := start.Add(bound)
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for attempt := 1; ; attempt++ {
+		enforced, err := probe(ctx, config)
+		now := time.Now()
+		elapsed := now.Sub(start)
+		if err != nil {
+			return elapsed, fmt.Errorf("marker request %d failed: %w", attempt, err)
+		}
+		if enforced {
+			return elapsed, nil
+		}
+		if now.After(deadline) {
+			return elapsed, fmt.Errorf("not enforced after %s (%d marker requests, bound %s)", elapsed.Round(time.Millisecond), attempt, bound)
+		}
+		select {
+		case <-ctx.Done():
+			return elapsed, ctx.Err()
+		case <-ticker.C:
+		}
+	}
+}
+
+// OnEveryReplica runs Until against each replica at once and returns the
+// per-replica latencies in replica order. Every replica is waited for even if
+// one fails, so the report can show all of them; the first error is returned.
+func OnEveryReplica(ctx context.Context, start time.Time, replicas []*rest.Config, bound, interval time.Duration, probe Probe) ([]time.Duration, error) {
+	latencies := make([]time.Duration, len(replicas))
+	errs := make([]error, len(replicas))
+	done := make(chan int, len(replicas))
+	for i, r := range replicas {
+		go func() {
+			latencies[i], errs[i] = Until(ctx, start, r, bound, interval, probe)
+			done <- i
+		}()
+	}
+	for range replicas {
+		<-done
+	}
+	for i, err := range errs {
+		if err != nil {
+			return latencies, fmt.Errorf("apiserver replica %d: %w", i, err)
+		}
+	}
+	return latencies, nil
+}

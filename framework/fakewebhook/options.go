@@ -1,0 +1,40 @@
+package fakewebhook
+
+import "github.com/go-logr/logr"
+
+// Option configures New. The interface is sealed so that only this package
+// defines options.
+type Option interface {
+	apply(*config)
+}
+
+type config struct {
+	listenAddress string
+	hosts         []string
+	logger        logr.Logger
+}
+
+func defaultConfig() config {
+	return config{listenAddress: "127.0.0.1:0", logger: logr.Discard()}
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithHosts adds names or IPs to the serving certificate, e.g. the address
+// under which a cluster in containers reaches the host.
+func WithHosts(hosts ...string) Option {
+	return optionFunc(func(c *config) { c.hosts = append(c.hosts, hosts...) })
+}
+
+// WithListenAddress replaces the default "127.0.0.1:0".
+func WithListenAddress(addr string) Option {
+	return optionFunc(func(c *config) { c.listenAddress = addr })
+}
+
+// WithLogger receives a line per call at V(1) and server errors (such as
+// failed TLS handshakes) at V(1) too, since tests provoke them on purpose.
+func WithLogger(l logr.Logger) Option {
+	return optionFunc(func(c *config) { c.logger = l })
+}

@@ -1,0 +1,48 @@
+package fakewebhook
+
+import (
+	"encoding/json"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+)
+
+const (
+	reviewKind                = "AdmissionReview"
+	reviewV1                  = "admission.k8s.io/v1"
+	reviewV1beta1             = "admission.k8s.io/v1beta1"
+	unsupportedReviewV0       = "admission.k8s.io/v0"
+	maxReviewBytes      int64 = 64 << 20 // far above the apiserver's request size limit
+)
+
+// decodeReview parses an AdmissionReview of either served version. The
+// v1beta1 and v1 types have the same JSON shape, so both decode into the v1
+// type; only the apiVersion differs, and it is returned for the answer.
+func decodeReview(body []byte) (string, *admissionv1.AdmissionRequest, error) {
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &review); err != nil {
+		return "", nil, fmt.Errorf("decode AdmissionReview: %w", err)
+	}
+	if review.Kind != reviewKind {
+		return "", nil, fmt.Errorf("kind is %q, want %q", review.Kind, reviewKind)
+	}
+	if review.APIVersion != reviewV1 && review.APIVersion != reviewV1beta1 {
+		return "", nil, fmt.Errorf("unsupported AdmissionReview apiVersion %q", review.APIVersion)
+	}
+	if review.Request == nil {
+		return "", nil, fmt.Errorf("AdmissionReview has no request")
+	}
+	return review.APIVersion, review.Request, nil
+}
+
+// encodeReview wraps an answer in an AdmissionReview of the given version.
+func encodeReview(version string, resp *admissionv1.AdmissionResponse) ([]byte, error) {
+	review := admissionv1.AdmissionReview{Response: resp}
+	review.APIVersion = version
+	review.Kind = reviewKind
+	body, err := json.Marshal(review)
+	if err != nil {
+		return nil, fmt.Errorf("encode AdmissionReview: %w", err)
+	}
+	return body, nil
+}

@@ -1,0 +1,151 @@
+// Package harness is what specs stand on: the run's environment (cluster,
+// fake webhook server, bounds, supported features), a per-spec Framework with
+// its own namespace, and helpers that register scoped webhooks and wait until
+// they are enforced. Framework code returns errors; specs assert.
+package harness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/admission-conformance/admission-conformance/framework/bounds"
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/pki"
+)
+
+// Labels the harness puts on everything it creates, so a sweep can find it.
+const (
+	RunLabel    = "admission-conformance.io/run"
+	SpecLabel   = "admission-conformance.io/spec"
+	MarkerLabel = "admission-conformance.io/marker"
+)
+
+// Config is what Boot needs.
+type Config struct {
+	Provider cluster.Provider
+	Bounds   bounds.Bounds
+	// Claimed are features the user says the implementation supports.
+	Claimed features.Set
+	// WebhookHosts are extra names or IPs the fake webhook's certificate
+	// carries, for apiservers that reach the harness by another address.
+	WebhookHosts []string
+	Logger       logr.Logger
+}
+
+// Env is one run's environment, shared by all specs of the run.
+type Env struct {
+	Cluster   cluster.Cluster
+	Webhooks  *fakewebhook.Server
+	Bounds    bounds.Bounds
+	Supported features.Set
+	RunID     string
+	Logger    logr.Logger
+	// KubernetesVersion is what the cluster's discovery reports.
+	KubernetesVersion string
+}
+
+// Boot starts the cluster and the fake webhook server. On failure nothing is
+// left running.
+func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
+	if cfg.Logger.GetSink() == nil {
+		cfg.Logger = logr.Discard()
+	}
+	if err := cfg.Bounds.Validate(); err != nil {
+		return nil, err
+	}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: newRunID()}
+	defer func() {
+		if err != nil {
+			_ = env.Close(context.Background())
+		}
+	}()
+	startCtx, cancel := context.WithTimeout(ctx, cfg.Bounds.ClusterStart.Duration)
+	defer cancel()
+	if env.Cluster, err = cfg.Provider.Start(startCtx); err != nil {
+		return nil, err
+	}
+	client, err := kubernetes.NewForConfig(env.Cluster.RESTConfig())
+	if err != nil {
+		return nil, err
+	}
+	version, err := client.Discovery().ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("cluster does not answer discovery: %w", err)
+	}
+	env.KubernetesVersion = version.GitVersion
+	if v, ok := env.Cluster.(interface{ KubernetesVersion() string }); ok && strings.HasPrefix(version.GitVersion, "v0.0.0") {
+		// A control plane built from the k8s.io/kubernetes module without
+		// Kubernetes' release ldflags reports v0.0.0; the provider knows better.
+		env.KubernetesVersion = v.KubernetesVersion()
+	}
+
+	ca, err := pki.NewCA("admission-conformance-webhooks-" + env.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if env.Webhooks, err = fakewebhook.New(ca, fakewebhook.WithHosts(cfg.WebhookHosts...), fakewebhook.WithLogger(cfg.Logger)); err != nil {
+		return nil, fmt.Errorf("start fake webhook server: %w", err)
+	}
+	env.Supported = env.Cluster.Capabilities().Union(cfg.Claimed)
+	return env, nil
+}
+
+// Close removes what the run left in the cluster, then stops the webhook
+// server and the cluster. It is safe on a partly booted Env.
+func (e *Env) Close(ctx context.Context) error {
+	var errs []error
+	if e.Cluster != nil {
+		sweepCtx, cancel := context.WithTimeout(ctx, e.Bounds.Cleanup.Duration)
+		errs = append(errs, Sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID))
+		cancel()
+	}
+	if e.Webhooks != nil {
+		errs = append(errs, e.Webhooks.Close(ctx))
+	}
+	if e.Cluster != nil {
+		errs = append(errs, e.Cluster.Stop(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+func newRunID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// current is the environment of the run in progress. Ginkgo specs are
+// declared at package init, before any environment exists, so they reach it
+// through Current at run time. It is set once per process by Use.
+var current struct {
+	sync.RWMutex
+	env *Env
+}
+
+// Use makes env the environment specs see. Entry points (the CLI, each
+// suite's go test) call it once, before running specs.
+func Use(env *Env) {
+	current.Lock()
+	defer current.Unlock()
+	current.env = env
+}
+
+// Current returns the environment set by Use, or an error if none was.
+func Current() (*Env, error) {
+	current.RLock()
+	defer current.RUnlock()
+	if current.env == nil {
+		return nil, errors.New("no environment: run specs through run-conformance or a suite's go test")
+	}
+	return current.env, nil
+}

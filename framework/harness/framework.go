@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/framework/bounds"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+// Framework is what one spec case works with. Its fields are filled before
+// each case runs, so a body reads them inside It, never at declaration.
+type Framework struct {
+	Spec spec.Spec
+	Env  *Env
+	// Bounds is this case's copy of the run's bounds.
+	Bounds bounds.Bounds
+	// Namespace is created for this case alone and deleted after it.
+	Namespace string
+	Config    *rest.Config
+	Client    kubernetes.Interface
+	Dynamic   dynamic.Interface
+	// Replicas reach each apiserver replica directly.
+	Replicas []*rest.Config
+}
+
+// Describe registers s and declares its Ginkgo container. Every case in it
+// first checks that the cluster supports the spec's features (reporting it
+// not-supported if not) and gets its own namespace.
+func Describe(s spec.Spec, body func(f *Framework)) bool {
+	s = spec.Register(s)
+	return ginkgo.Describe(s.ShortName, ginkgo.Label(s.Labels()...), func() {
+		f := &Framework{Spec: s}
+		ginkgo.BeforeEach(func(ctx ginkgo.SpecContext) {
+			if err := f.setUp(ctx); err != nil {
+				ginkgo.Fail(err.Error())
+			}
+		})
+		body(f)
+	})
+}
+
+func (f *Framework) setUp(ctx context.Context) error {
+	env, err := Current()
+	if err != nil {
+		return err
+	}
+	if usesFakeWebhooks(f.Spec) && !env.Supported.Has(features.HostWebhooksReachable) {
+		ginkgo.Skip(results.NotSupportedPrefix + "the cluster's apiservers cannot reach the harness's fake webhook server")
+	}
+	if missing := env.Supported.Missing(f.Spec.Features); len(missing) > 0 {
+		ginkgo.Skip(results.NotSupportedPrefix + "needs features " + joinNames(missing) +
+			" (the cluster does not declare them; claim them with --supported-features)")
+	}
+	f.Env, f.Bounds = env, env.Bounds
+	f.Config = env.Cluster.RESTConfig()
+	f.Replicas = env.Cluster.ReplicaConfigs()
+	if f.Client, err = kubernetes.NewForConfig(f.Config); err != nil {
+		return err
+	}
+	if f.Dynamic, err = dynamic.NewForConfig(f.Config); err != nil {
+		return err
+	}
+	ns, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "ac-" + strings.ToLower(f.Spec.ShortName) + "-",
+		Labels:       map[string]string{RunLabel: env.RunID, SpecLabel: f.Spec.ShortName},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create the spec's namespace: %w", err)
+	}
+	f.Namespace = ns.Name
+	ginkgo.DeferCleanup(func(ctx context.Context) error {
+		err := f.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	return nil
+}
+
+// Record adds a measurement to this case's results.
+func (f *Framework) Record(m results.Measurement) {
+	ginkgo.AddReportEntry(results.MeasurementEntry, m, ginkgo.ReportEntryVisibilityNever)
+}
+
+func joinNames(names []features.Name) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// usesFakeWebhooks reports whether a spec registers webhooks served by the
+// harness's own server, which the cluster must be able to call.
+func usesFakeWebhooks(s spec.Spec) bool {
+	for _, n := range s.Features {
+		if n == features.MutatingWebhook || n == features.ValidatingWebhook {
+			return true
+		}
+	}
+	return false
+}

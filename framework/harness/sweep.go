@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Sweep deletes everything labelled with the run ID (or, with runID "", every
+// run's) that specs may have left: webhook configurations first, so nothing
+// the harness registered can get in the way of other deletions, then
+// namespaces. It is the safety net behind each spec's DeferCleanup, and what
+// a cleanup after a killed run calls.
+func Sweep(ctx context.Context, config *rest.Config, runID string) error {
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	selector := RunLabel
+	if runID != "" {
+		selector = RunLabel + "=" + runID
+	}
+	list := metav1.ListOptions{LabelSelector: selector}
+	del := metav1.DeleteOptions{}
+	ar := client.AdmissionregistrationV1()
+	var errs []error
+	collect := func(what string, err error) {
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("sweep %s: %w", what, err))
+		}
+	}
+	collect("mutating webhook configurations", ar.MutatingWebhookConfigurations().DeleteCollection(ctx, del, list))
+	collect("validating webhook configurations", ar.ValidatingWebhookConfigurations().DeleteCollection(ctx, del, list))
+	collect("validating admission policy bindings", ar.ValidatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
+	collect("validating admission policies", ar.ValidatingAdmissionPolicies().DeleteCollection(ctx, del, list))
+	namespaces, err := client.CoreV1().Namespaces().List(ctx, list)
+	collect("namespaces", err)
+	if err == nil {
+		for _, ns := range namespaces.Items {
+			collect("namespace "+ns.Name, client.CoreV1().Namespaces().Delete(ctx, ns.Name, del))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,141 @@
+// Package results is the machine-readable outcome of a run (results.json):
+// one entry per spec case with its metadata, state and measurements.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// APIVersion and Kind identify the results.json format; a change that breaks
+// readers bumps the version.
+const (
+	APIVersion = "admission-conformance.io/v1alpha1"
+	Kind       = "Results"
+	FileName   = "results.json"
+)
+
+// State is the outcome of one spec case.
+type State string
+
+const (
+	Passed       State = "passed"
+	Failed       State = "failed"
+	Skipped      State = "skipped"
+	NotSupported State = "not-supported"
+)
+
+// NotSupportedPrefix starts the skip message of a spec skipped because the
+// cluster lacks a feature; the report turns it into NotSupported.
+const NotSupportedPrefix = "not supported: "
+
+// Measurement is one measured value with the bounds it was checked against.
+type Measurement struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+	// Bound is the upper bound the value must not exceed, if any.
+	Bound *float64 `json:"bound,omitempty"`
+	// Lower is the lower bound the value must reach, if any.
+	Lower *float64 `json:"lower,omitempty"`
+	// Labels tell measurements of one name apart, for example the replica.
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Within reports whether the value respects its bounds.
+func (m Measurement) Within() bool {
+	return (m.Bound == nil || m.Value <= *m.Bound) && (m.Lower == nil || m.Value >= *m.Lower)
+}
+
+// Spec is the result of one spec case.
+type Spec struct {
+	Suite        string        `json:"suite"`
+	ShortName    string        `json:"shortName"`
+	Name         string        `json:"name"`
+	State        State         `json:"state"`
+	Message      string        `json:"message,omitempty"`
+	Location     string        `json:"location,omitempty"`
+	Features     []string      `json:"features,omitempty"`
+	Profile      string        `json:"profile,omitempty"`
+	Seed         string        `json:"seed,omitempty"`
+	Duration     float64       `json:"durationSeconds"`
+	Measurements []Measurement `json:"measurements,omitempty"`
+}
+
+// Cluster describes what the run ran against.
+type Cluster struct {
+	Provider          string `json:"provider"`
+	Topology          string `json:"topology"`
+	KubernetesVersion string `json:"kubernetesVersion"`
+}
+
+// Summary counts spec cases by state.
+type Summary struct {
+	Total        int `json:"total"`
+	Passed       int `json:"passed"`
+	Failed       int `json:"failed"`
+	Skipped      int `json:"skipped"`
+	NotSupported int `json:"notSupported"`
+}
+
+// Results is the content of results.json.
+type Results struct {
+	APIVersion     string    `json:"apiVersion"`
+	Kind           string    `json:"kind"`
+	HarnessVersion string    `json:"harnessVersion"`
+	Cluster        Cluster   `json:"cluster"`
+	StartedAt      time.Time `json:"startedAt"`
+	FinishedAt     time.Time `json:"finishedAt"`
+	Summary        Summary   `json:"summary"`
+	Specs          []Spec    `json:"specs"`
+}
+
+// Summarize recounts Summary from Specs.
+func (r *Results) Summarize() {
+	s := Summary{Total: len(r.Specs)}
+	for _, spec := range r.Specs {
+		switch spec.State {
+		case Passed:
+			s.Passed++
+		case Failed:
+			s.Failed++
+		case Skipped:
+			s.Skipped++
+		case NotSupported:
+			s.NotSupported++
+		}
+	}
+	r.Summary = s
+}
+
+// Write writes results.json into dir, creating dir.
+func Write(dir string, r Results) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, FileName)
+	return path, os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Read reads a results.json file.
+func Read(path string) (Results, error) {
+	var r Results
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("%s is not a results.json: %w", path, err)
+	}
+	if r.APIVersion != APIVersion || r.Kind != Kind {
+		return r, fmt.Errorf("%s is %s/%s, want %s/%s", path, r.APIVersion, r.Kind, APIVersion, Kind)
+	}
+	return r, nil
+}

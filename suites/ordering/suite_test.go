@@ -1,0 +1,11 @@
+package ordering
+
+import (
+	"testing"
+
+	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
+)
+
+// TestOrdering runs this suite's specs on an embedded cluster of its own, or
+// on the cluster named by ADMISSION_CONFORMANCE_KUBECONFIG.
+func TestOrdering(t *testing.T) { suitetest.Run(t, "ordering") }
