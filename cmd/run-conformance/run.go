@@ -52,6 +52,11 @@ func runConformance(out io.Writer, o runOptions) error {
 	}
 	defer componentLog.Close()
 	logs.RedirectComponents(componentLog)
+	restoreStderr, err := logs.CaptureStderr(componentLog)
+	if err != nil {
+		return usageError("cannot redirect component output: %v", err)
+	}
+	defer restoreStderr()
 	logger := progressLogger(out)
 
 	provider := newProvider(o, componentLog, logger)
