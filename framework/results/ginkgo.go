@@ -33,10 +33,25 @@ func FromGinkgo(report types.Report) []Spec {
 			}
 			continue
 		}
-		out = append(out, FromSpecReport(r))
+		s := FromSpecReport(r)
+		if s.State == Skipped && s.Message == "" {
+			// Ginkgo gives no reason for specs it never started: either the
+			// selection left them out or the run stopped before them.
+			s.Message = NotSelected
+			if len(report.SpecialSuiteFailureReasons) > 0 {
+				s.Message = NotRun + strings.Join(report.SpecialSuiteFailureReasons, "; ")
+			}
+		}
+		out = append(out, s)
 	}
 	return out
 }
+
+// Reasons given to skipped cases that never started.
+const (
+	NotSelected = "not selected by this run's --suite, --profile, --label-filter, --focus or --skip"
+	NotRun      = "not run: "
+)
 
 // FromSpecReport converts one It.
 func FromSpecReport(r types.SpecReport) Spec {
@@ -61,19 +76,34 @@ func FromSpecReport(r types.SpecReport) Spec {
 		}
 	}
 	for _, e := range r.ReportEntries {
-		if e.Name != MeasurementEntry {
-			continue
-		}
-		if m, ok := e.GetRawValue().(Measurement); ok {
-			s.Measurements = append(s.Measurements, m)
-			continue
-		}
-		var m Measurement
-		if err := json.Unmarshal([]byte(e.Value.AsJSON), &m); err == nil {
-			s.Measurements = append(s.Measurements, m)
+		switch e.Name {
+		case MeasurementEntry:
+			var m Measurement
+			if entryValue(e, &m) {
+				s.Measurements = append(s.Measurements, m)
+			}
+		case JournalEntry:
+			var j JournalExcerpt
+			if entryValue(e, &j) {
+				s.Journal = &j
+			}
 		}
 	}
 	return s
+}
+
+// entryValue reads a report entry's value into into: the value itself when
+// the report comes from this process, its JSON form otherwise.
+func entryValue[T any](e types.ReportEntry, into *T) bool {
+	if v, ok := e.GetRawValue().(T); ok {
+		*into = v
+		return true
+	}
+	if v, ok := e.GetRawValue().(*T); ok && v != nil {
+		*into = *v
+		return true
+	}
+	return json.Unmarshal([]byte(e.Value.AsJSON), into) == nil
 }
 
 func stateOf(r types.SpecReport) State {

@@ -63,6 +63,8 @@ type Spec struct {
 	Seed         string        `json:"seed,omitempty"`
 	Duration     float64       `json:"durationSeconds"`
 	Measurements []Measurement `json:"measurements,omitempty"`
+	// Journal is what the fake webhooks saw, attached to failed cases.
+	Journal *JournalExcerpt `json:"journal,omitempty"`
 }
 
 // Cluster describes what the run ran against.
@@ -70,6 +72,34 @@ type Cluster struct {
 	Provider          string `json:"provider"`
 	Topology          string `json:"topology"`
 	KubernetesVersion string `json:"kubernetesVersion"`
+}
+
+// Features says which optional features the run checked and why: the
+// cluster declared them, or the user claimed them (--supported-features).
+type Features struct {
+	Declared []string `json:"declared,omitempty"`
+	Claimed  []string `json:"claimed,omitempty"`
+}
+
+// Supported is the union of declared and claimed features.
+func (f Features) Supported() map[string]bool {
+	out := map[string]bool{}
+	for _, n := range f.Declared {
+		out[n] = true
+	}
+	for _, n := range f.Claimed {
+		out[n] = true
+	}
+	return out
+}
+
+// Selection is what the run was asked to run.
+type Selection struct {
+	Suites      []string `json:"suites,omitempty"`
+	Profiles    []string `json:"profiles,omitempty"`
+	LabelFilter string   `json:"labelFilter,omitempty"`
+	Focus       []string `json:"focus,omitempty"`
+	Skip        []string `json:"skip,omitempty"`
 }
 
 // Summary counts spec cases by state.
@@ -87,6 +117,8 @@ type Results struct {
 	Kind           string    `json:"kind"`
 	HarnessVersion string    `json:"harnessVersion"`
 	Cluster        Cluster   `json:"cluster"`
+	Features       Features  `json:"features"`
+	Selection      Selection `json:"selection"`
 	StartedAt      time.Time `json:"startedAt"`
 	FinishedAt     time.Time `json:"finishedAt"`
 	Summary        Summary   `json:"summary"`

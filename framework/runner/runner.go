@@ -4,12 +4,12 @@
 package runner
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
@@ -58,8 +58,18 @@ func joinLabels(prefix string, values []string) string {
 // Options configure a run.
 type Options struct {
 	Selection Selection
-	// Progress gets one line per finished spec case.
+	// Progress gets one plain line per finished spec case.
 	Progress io.Writer
+	// Live, when set (a terminal), gets a status line redrawn in place:
+	// done/total, counts by state, the case running now, elapsed time.
+	// Cases that did not pass are also printed there as lines.
+	Live io.Writer
+	// LiveWidth returns the terminal's width, to keep the live line on one
+	// row; nil or 0 means unknown.
+	LiveWidth func() int
+	// GinkgoOutput, when set, is where Ginkgo's own reporter writes (its
+	// failure details) instead of the process's stdout.
+	GinkgoOutput io.Writer
 	// Version is the harness version recorded in the results.
 	Version string
 	// Plain makes Ginkgo's own output succinct and colourless (the CLI);
@@ -81,11 +91,14 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 			Topology:          env.Cluster.Topology(),
 			KubernetesVersion: env.KubernetesVersion,
 		},
+		Features:  featuresOf(env),
+		Selection: opts.Selection.record(),
 		StartedAt: time.Now().UTC(),
 	}
-	progress := newProgress(opts.Progress)
+	progress := newProgress(opts.Progress, opts.Live, opts.LiveWidth)
 	var final types.Report
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) { progress.begin(r.PreRunStats.SpecsThatWillRun) })
+	ginkgo.ReportBeforeEach(func(r ginkgo.SpecReport) { progress.started(r) })
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) { progress.done(r) })
 	ginkgo.ReportAfterSuite("results", func(r ginkgo.Report) { final = r })
 
@@ -99,11 +112,44 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 	suiteConfig.LabelFilter = combine(suiteConfig.LabelFilter, opts.Selection.labelFilter())
 	suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, opts.Selection.Focus...)
 	suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, opts.Selection.Skip...)
+	if opts.GinkgoOutput != nil {
+		// Ginkgo's reporter writes to this package variable; runs happen
+		// once per process, so pointing it elsewhere for the run is safe.
+		saved := formatter.ColorableStdOut
+		formatter.ColorableStdOut = opts.GinkgoOutput
+		defer func() { formatter.ColorableStdOut = saved }()
+	}
 	ginkgo.RunSpecs(t, "admission-conformance", suiteConfig, reporterConfig)
+	progress.end()
 
 	out.FinishedAt = time.Now().UTC()
 	out.Specs = results.FromGinkgo(final)
 	out.Summarize()
+	return out
+}
+
+// record is the selection as results.json keeps it.
+func (s Selection) record() results.Selection {
+	profiles := make([]string, len(s.Profiles))
+	for i, p := range s.Profiles {
+		profiles[i] = string(p)
+	}
+	return results.Selection{Suites: s.Suites, Profiles: profiles, LabelFilter: s.LabelFilter, Focus: s.Focus, Skip: s.Skip}
+}
+
+// featuresOf records which optional features the cluster declared and which
+// the user claimed on top.
+func featuresOf(env *harness.Env) results.Features {
+	declared := env.Cluster.Capabilities()
+	var out results.Features
+	for _, n := range declared.Sorted() {
+		out.Declared = append(out.Declared, string(n))
+	}
+	for _, n := range env.Supported.Sorted() {
+		if !declared.Has(n) {
+			out.Claimed = append(out.Claimed, string(n))
+		}
+	}
 	return out
 }
 
@@ -116,47 +162,4 @@ func combine(a, b string) string {
 	default:
 		return "(" + a + ") && (" + b + ")"
 	}
-}
-
-// progress prints one line per finished case: [done/total] STATE name (time).
-type progress struct {
-	w     io.Writer
-	total int
-	n     int
-	start time.Time
-}
-
-func newProgress(w io.Writer) *progress {
-	if w == nil {
-		w = io.Discard
-	}
-	return &progress{w: w}
-}
-
-func (p *progress) begin(total int) {
-	p.total, p.start = total, time.Now()
-	fmt.Fprintf(p.w, "\nrunning %d spec case(s)\n", total)
-}
-
-func (p *progress) done(r ginkgo.SpecReport) {
-	s := results.FromSpecReport(r)
-	if s.State == results.Skipped && r.State == types.SpecStateSkipped && r.Failure.Message == "" {
-		return // filtered out, never started
-	}
-	p.n++
-	name := s.ShortName
-	if name == "" {
-		name = r.FullText()
-	}
-	line := fmt.Sprintf("[%d/%d] %-13s %s/%s (%.1fs, %s elapsed)", p.n, p.total, strings.ToUpper(string(s.State)),
-		s.Suite, name, s.Duration, time.Since(p.start).Round(time.Second))
-	if s.State != results.Passed && s.Message != "" {
-		line += "\n    " + firstLine(s.Message)
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }
