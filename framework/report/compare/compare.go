@@ -1,0 +1,224 @@
+// Package compare tells what changed between two runs: spec cases whose
+// state changed, and measurements that moved beyond a threshold or crossed
+// their bounds. A regression is a case that stopped passing or started
+// failing, or a measurement that grew beyond the thresholds (measurements
+// are durations and latencies: bigger is worse) or left its bounds.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+// Thresholds say how far a measurement may move before it counts as moved:
+// beyond both the relative and (for time units) the absolute threshold.
+type Thresholds struct {
+	// Relative is a fraction of the old value (0.25 = 25 %).
+	Relative float64
+	// Absolute applies to measurements whose unit is a time unit.
+	Absolute time.Duration
+}
+
+// DefaultThresholds ignore noise on fast loopback measurements.
+func DefaultThresholds() Thresholds {
+	return Thresholds{Relative: 0.25, Absolute: 5 * time.Millisecond}
+}
+
+// StateChange is a case whose state differs. An empty state means the case
+// is absent from that run.
+type StateChange struct {
+	Case       string        `json:"case"`
+	Old        results.State `json:"old,omitempty"`
+	New        results.State `json:"new,omitempty"`
+	Regression bool          `json:"regression"`
+}
+
+// MeasurementChange is a measurement that moved beyond the thresholds or
+// crossed its bounds.
+type MeasurementChange struct {
+	Case   string  `json:"case"`
+	Name   string  `json:"name"`
+	Labels string  `json:"labels,omitempty"`
+	Unit   string  `json:"unit"`
+	Old    float64 `json:"old"`
+	New    float64 `json:"new"`
+	// Relative is (new-old)/|old|; absent when old is 0.
+	Relative   *float64 `json:"relative,omitempty"`
+	Reason     string   `json:"reason"`
+	Regression bool     `json:"regression"`
+}
+
+// Diff is the outcome of a comparison.
+type Diff struct {
+	Thresholds   Thresholds          `json:"thresholds"`
+	Cases        int                 `json:"casesCompared"`
+	Compared     int                 `json:"measurementsCompared"`
+	States       []StateChange       `json:"stateChanges"`
+	Measurements []MeasurementChange `json:"measurementChanges"`
+}
+
+// Regressions counts the changes that are regressions.
+func (d Diff) Regressions() int {
+	n := 0
+	for _, s := range d.States {
+		if s.Regression {
+			n++
+		}
+	}
+	for _, m := range d.Measurements {
+		if m.Regression {
+			n++
+		}
+	}
+	return n
+}
+
+// Compare compares two runs case by case (a case is its suite and full
+// name).
+func Compare(old, cur results.Results, th Thresholds) Diff {
+	d := Diff{Thresholds: th, States: []StateChange{}, Measurements: []MeasurementChange{}}
+	oldCases, curCases := byCase(old), byCase(cur)
+	for _, key := range unionKeys(oldCases, curCases) {
+		o, inOld := oldCases[key]
+		c, inCur := curCases[key]
+		if inOld && inCur {
+			d.Cases++
+		}
+		var change StateChange
+		change.Case = key
+		if inOld {
+			change.Old = o.State
+		}
+		if inCur {
+			change.New = c.State
+		}
+		if change.Old != change.New {
+			change.Regression = (change.Old == results.Passed) || (change.New == results.Failed)
+			d.States = append(d.States, change)
+		}
+		if inOld && inCur {
+			d.compareMeasurements(key, o.Measurements, c.Measurements)
+		}
+	}
+	return d
+}
+
+func (d *Diff) compareMeasurements(caseKey string, old, cur []results.Measurement) {
+	oldBy, curBy := byMeasurement(old), byMeasurement(cur)
+	for _, key := range unionKeys(oldBy, curBy) {
+		o, inOld := oldBy[key]
+		c, inCur := curBy[key]
+		if !inOld || !inCur {
+			continue
+		}
+		d.Compared++
+		change := MeasurementChange{Case: caseKey, Name: c.Name, Labels: labelString(c.Labels), Unit: c.Unit, Old: o.Value, New: c.Value}
+		if o.Unit != c.Unit {
+			change.Reason = fmt.Sprintf("unit changed from %s to %s: not comparable", o.Unit, c.Unit)
+			d.Measurements = append(d.Measurements, change)
+			continue
+		}
+		delta := c.Value - o.Value
+		rel := relative(delta, o.Value)
+		if !math.IsInf(rel, 0) {
+			change.Relative = &rel
+		}
+		switch {
+		case o.Within() && !c.Within():
+			change.Reason, change.Regression = "now out of its bounds", true
+		case !o.Within() && c.Within():
+			change.Reason = "back within its bounds"
+		case d.beyond(delta, rel, c.Unit):
+			if delta > 0 {
+				change.Reason, change.Regression = "grew beyond the thresholds", true
+			} else {
+				change.Reason = "shrank beyond the thresholds"
+			}
+		default:
+			continue
+		}
+		d.Measurements = append(d.Measurements, change)
+	}
+}
+
+func (d Diff) beyond(delta, rel float64, unit string) bool {
+	if math.Abs(rel) <= d.Thresholds.Relative {
+		return false
+	}
+	if perSecond, ok := timeUnits[unit]; ok {
+		return math.Abs(delta) > d.Thresholds.Absolute.Seconds()*perSecond
+	}
+	return true
+}
+
+// timeUnits maps a unit to how many of it make a second.
+var timeUnits = map[string]float64{"ns": 1e9, "us": 1e6, "µs": 1e6, "ms": 1e3, "s": 1, "m": 1.0 / 60, "min": 1.0 / 60, "h": 1.0 / 3600}
+
+func relative(delta, old float64) float64 {
+	if old == 0 {
+		if delta == 0 {
+			return 0
+		}
+		return math.Inf(int(math.Copysign(1, delta)))
+	}
+	return delta / math.Abs(old)
+}
+
+func byCase(r results.Results) map[string]results.Spec {
+	out := map[string]results.Spec{}
+	for _, s := range r.Specs {
+		out[s.Suite+"/"+s.Name] = s
+	}
+	return out
+}
+
+// byMeasurement keys measurements by name and labels; repeats of one key
+// within a case are told apart by their order.
+func byMeasurement(ms []results.Measurement) map[string]results.Measurement {
+	out := map[string]results.Measurement{}
+	seen := map[string]int{}
+	for _, m := range ms {
+		key := m.Name + labelString(m.Labels)
+		seen[key]++
+		if seen[key] > 1 {
+			key += fmt.Sprintf("#%d", seen[key])
+		}
+		out[key] = m
+	}
+	return out
+}
+
+func labelString(labels map[string]string) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + labels[k]
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,55 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+)
+
+// WriteText prints the diff for people: regressions first in each section.
+func (d Diff) WriteText(w io.Writer) {
+	mark := func(regression bool) string {
+		if regression {
+			return "REGRESSION"
+		}
+		return "changed   "
+	}
+	fmt.Fprintf(w, "spec cases whose state changed (%d compared):\n", d.Cases)
+	if len(d.States) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, regression := range []bool{true, false} {
+		for _, s := range d.States {
+			if s.Regression == regression {
+				fmt.Fprintf(w, "  %s %s: %s -> %s\n", mark(s.Regression), s.Case, orAbsent(string(s.Old)), orAbsent(string(s.New)))
+			}
+		}
+	}
+	fmt.Fprintf(w, "measurements beyond %.0f%% and %s or across their bounds (%d compared):\n",
+		d.Thresholds.Relative*100, d.Thresholds.Absolute, d.Compared)
+	if len(d.Measurements) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, regression := range []bool{true, false} {
+		for _, m := range d.Measurements {
+			if m.Regression == regression {
+				fmt.Fprintf(w, "  %s %s %s%s: %g %s -> %g %s (%s): %s\n", mark(m.Regression), m.Case, m.Name, m.Labels,
+					m.Old, m.Unit, m.New, m.Unit, percent(m.Relative), m.Reason)
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d regression(s)\n", d.Regressions())
+}
+
+func orAbsent(s string) string {
+	if s == "" {
+		return "absent"
+	}
+	return s
+}
+
+func percent(rel *float64) string {
+	if rel == nil {
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.0f%%", *rel*100)
+}
