@@ -15,6 +15,7 @@ import (
 
 	// The suites register their specs at init.
 	_ "github.com/admission-conformance/admission-conformance/suites/ordering"
+	_ "github.com/admission-conformance/admission-conformance/suites/webhooks"
 )
 
 // Exit codes.

@@ -99,8 +99,18 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, versio
 	case WrongUID:
 		// Derived from the real UID so it can never equal it.
 		resp.UID = "wrong-" + req.UID
+		if err := attachPatch(resp, b.Patch); err != nil {
+			call.Err = err.Error()
+			s.writeError(w, call, http.StatusInternalServerError, call.Err)
+			return
+		}
 	case WrongAPIVersion:
 		version = unsupportedReviewV0
+		if err := attachPatch(resp, b.Patch); err != nil {
+			call.Err = err.Error()
+			s.writeError(w, call, http.StatusInternalServerError, call.Err)
+			return
+		}
 	case Hang:
 		call.Err = s.wait(r.Context(), nil) + " while hanging"
 		abandon(w)
@@ -126,6 +136,21 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, versio
 	}
 	call.Allowed = resp.Allowed
 	s.write(w, call, http.StatusOK, "application/json", body)
+}
+
+// attachPatch adds ops to an otherwise invalid answer, so that an apiserver
+// that wrongly accepts the answer visibly applies the mutation.
+func attachPatch(resp *admissionv1.AdmissionResponse, ops []PatchOperation) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	patch, err := jsonPatch(ops)
+	if err != nil {
+		return err
+	}
+	pt := admissionv1.PatchTypeJSONPatch
+	resp.Patch, resp.PatchType = patch, &pt
+	return nil
 }
 
 func jsonPatch(ops []PatchOperation) ([]byte, error) {

@@ -38,6 +38,8 @@ func Sweep(ctx context.Context, config *rest.Config, runID string) error {
 	collect("validating webhook configurations", ar.ValidatingWebhookConfigurations().DeleteCollection(ctx, del, list))
 	collect("validating admission policy bindings", ar.ValidatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
 	collect("validating admission policies", ar.ValidatingAdmissionPolicies().DeleteCollection(ctx, del, list))
+	collect("mutating admission policy bindings", ar.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
+	collect("mutating admission policies", ar.MutatingAdmissionPolicies().DeleteCollection(ctx, del, list))
 	namespaces, err := client.CoreV1().Namespaces().List(ctx, list)
 	collect("namespaces", err)
 	if err == nil {

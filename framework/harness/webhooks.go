@@ -99,7 +99,7 @@ func (f *Framework) register(ctx context.Context, phase fakewebhook.Phase, name 
 		}
 		specs = append(specs, f.webhookSpec(h, full, path, isMarker))
 	}
-	labels := map[string]string{RunLabel: f.Env.RunID, SpecLabel: f.Spec.ShortName}
+	labels := f.Labels()
 	ar := f.Client.AdmissionregistrationV1()
 	var created time.Time
 	switch phase {
@@ -133,6 +133,25 @@ func (f *Framework) register(ctx context.Context, phase fakewebhook.Phase, name 
 		reg.Enforced = max(reg.Enforced, l)
 	}
 	return reg, nil
+}
+
+// Serve registers an endpoint on the fake webhook server for a webhook the
+// case configures itself (to create, update and delete the configuration as
+// it pleases), removes it after the case, and returns where its calls are
+// journaled and the client config that reaches it.
+func (f *Framework) Serve(phase fakewebhook.Phase, name string, b fakewebhook.Behaviour) (RegisteredHook, admissionregistrationv1.WebhookClientConfig, error) {
+	hook := RegisteredHook{FullName: name + "." + f.Namespace + ".admission-conformance.io", Path: "/" + f.Namespace + "/served/" + name}
+	if err := f.Env.Webhooks.Register(fakewebhook.Endpoint{Path: hook.Path, Webhook: hook.FullName, Phase: phase, Behaviour: b}); err != nil {
+		return hook, admissionregistrationv1.WebhookClientConfig{}, err
+	}
+	ginkgo.DeferCleanup(f.Env.Webhooks.Unregister, hook.Path)
+	url := f.Env.Webhooks.URL(hook.Path)
+	return hook, admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: f.Env.Webhooks.CABundle()}, nil
+}
+
+// Labels are the labels every object the harness creates carries.
+func (f *Framework) Labels() map[string]string {
+	return map[string]string{RunLabel: f.Env.RunID, SpecLabel: f.Spec.ShortName}
 }
 
 func markerMessage(config string) string { return "admission-conformance marker for " + config }

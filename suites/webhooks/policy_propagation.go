@@ -1,0 +1,222 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/enforce"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var validatingPolicyPropagation = spec.Spec{
+	ShortName: "ValidatingAdmissionPolicyPropagation",
+	Suite:     "webhooks",
+	Description: "Binding a ValidatingAdmissionPolicy, changing the policy and deleting the binding are each " +
+		"enforced on every apiserver replica within the policy propagation bound.",
+	Features: []features.Name{features.ValidatingAdmissionPolicy},
+	Profile:  spec.Core,
+	Seed:     "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
+}
+
+var mutatingPolicyPropagation = spec.Spec{
+	ShortName: "MutatingAdmissionPolicyPropagation",
+	Suite:     "webhooks",
+	Description: "Binding a MutatingAdmissionPolicy, changing the policy and deleting the binding are each " +
+		"enforced on every apiserver replica within the policy propagation bound.",
+	Features: []features.Name{features.MutatingAdmissionPolicy},
+	Profile:  spec.Extended,
+	Seed:     "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
+}
+
+// policyStep is one change to a policy or binding and how to see it enforced.
+type policyStep struct {
+	change   string
+	apply    func(context.Context) error
+	enforced enforce.Probe
+}
+
+// measurePolicySteps applies each step, waits for it on every replica,
+// records the latencies into stats and asserts the bound.
+func measurePolicySteps(ctx context.Context, f *harness.Framework, stats *latencies, kind string, steps []policyStep) {
+	bound := stats.bound
+	for _, step := range steps {
+		gomega.Expect(step.apply(ctx)).To(gomega.Succeed(), "%s: %s", kind, step.change)
+		applied := time.Now()
+		perReplica, err := enforce.OnEveryReplica(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: %s", kind, step.change)
+		stats.add(f, map[string]string{"kind": kind, "change": step.change}, perReplica)
+		for replica, d := range perReplica {
+			gomega.Expect(d).To(gomega.BeNumerically("<=", bound),
+				"%s: %s took %s to be enforced on apiserver replica %d, bound %s", kind, step.change, d, replica, bound)
+		}
+	}
+}
+
+func namespaceOnly(ns string) *admissionregistrationv1.MatchResources {
+	return &admissionregistrationv1.MatchResources{
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
+	}
+}
+
+func configMapCreates() *admissionregistrationv1.MatchResources {
+	return &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+		RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+		},
+	}}}
+}
+
+// rejectsLabel is a CEL expression that fails for objects labelled value.
+func rejectsLabel(value string) string {
+	return fmt.Sprintf("!has(object.metadata.labels) || !(%q in object.metadata.labels) || object.metadata.labels[%q] != %q",
+		probeLabel, probeLabel, value)
+}
+
+var _ = harness.Describe(validatingPolicyPropagation, func(f *harness.Framework) {
+	ginkgo.It("bind, change the expression, unbind: enforced on every replica within the bound", func(ctx ginkgo.SpecContext) {
+		stats := newLatencies("policy-propagation", f.Bounds.PolicyPropagation.Duration)
+		for i := 0; i < propagationSamples; i++ {
+			validatingPolicySample(ctx, f, stats, fmt.Sprintf("%s-propagation-%d", f.Namespace, i))
+		}
+		stats.summarize(f)
+	})
+})
+
+func validatingPolicySample(ctx context.Context, f *harness.Framework, stats *latencies, name string) {
+	ar := f.Client.AdmissionregistrationV1()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: configMapCreates(),
+			Validations:      []admissionregistrationv1.Validation{{Expression: rejectsLabel("first"), Message: "policy gate " + name}},
+		},
+	}
+	_, err := ar.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(ignoreNotFound, ar.ValidatingAdmissionPolicies().Delete, name)
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: name, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			MatchResources: namespaceOnly(f.Namespace),
+		},
+	}
+	denied := func(label string) enforce.Probe {
+		return policyProbe(f, label, func(err error) bool { return deniedWith(err, "policy gate "+name) })
+	}
+	allowed := func(label string) enforce.Probe {
+		return policyProbe(f, label, func(err error) bool { return err == nil })
+	}
+	measurePolicySteps(ctx, f, stats, "ValidatingAdmissionPolicy", []policyStep{
+		{"bind", func(ctx context.Context) error {
+			_, err := ar.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{})
+			if err == nil {
+				ginkgo.DeferCleanup(ignoreNotFound, ar.ValidatingAdmissionPolicyBindings().Delete, name)
+			}
+			return err
+		}, denied("first")},
+		{"change expression", func(ctx context.Context) error {
+			cur, err := ar.ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Spec.Validations[0].Expression = rejectsLabel("second")
+			_, err = ar.ValidatingAdmissionPolicies().Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		}, denied("second")},
+		{"unbind", func(ctx context.Context) error {
+			return ar.ValidatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{})
+		}, allowed("second")},
+	})
+}
+
+var _ = harness.Describe(mutatingPolicyPropagation, func(f *harness.Framework) {
+	ginkgo.It("bind, change the mutation, unbind: enforced on every replica within the bound", func(ctx ginkgo.SpecContext) {
+		stats := newLatencies("policy-propagation", f.Bounds.PolicyPropagation.Duration)
+		for i := 0; i < propagationSamples; i++ {
+			mutatingPolicySample(ctx, f, stats, fmt.Sprintf("%s-propagation-%d", f.Namespace, i))
+		}
+		stats.summarize(f)
+	})
+})
+
+func mutatingPolicySample(ctx context.Context, f *harness.Framework, stats *latencies, name string) {
+	ar := f.Client.AdmissionregistrationV1()
+	annotate := func(value string) string {
+		return fmt.Sprintf(`Object{metadata: Object.metadata{annotations: {"admission-conformance.io/mutated-by": %q}}}`, value)
+	}
+	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints:   configMapCreates(),
+			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+			Mutations: []admissionregistrationv1.Mutation{{
+				PatchType:          admissionregistrationv1.PatchTypeApplyConfiguration,
+				ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: annotate("first")},
+			}},
+		},
+	}
+	_, err := ar.MutatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(ignoreNotFound, ar.MutatingAdmissionPolicies().Delete, name)
+	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name, MatchResources: namespaceOnly(f.Namespace)},
+	}
+	mutatedBy := func(want string) enforce.Probe {
+		return func(ctx context.Context, rc *rest.Config) (bool, error) {
+			obj, err := dryRunCreate(ctx, rc, f.Namespace, "probe")
+			if err != nil {
+				return false, err
+			}
+			return obj.Annotations["admission-conformance.io/mutated-by"] == want, nil
+		}
+	}
+	measurePolicySteps(ctx, f, stats, "MutatingAdmissionPolicy", []policyStep{
+		{"bind", func(ctx context.Context) error {
+			_, err := ar.MutatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{})
+			if err == nil {
+				ginkgo.DeferCleanup(ignoreNotFound, ar.MutatingAdmissionPolicyBindings().Delete, name)
+			}
+			return err
+		}, mutatedBy("first")},
+		{"change mutation", func(ctx context.Context) error {
+			cur, err := ar.MutatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Spec.Mutations[0].ApplyConfiguration.Expression = annotate("second")
+			_, err = ar.MutatingAdmissionPolicies().Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		}, mutatedBy("second")},
+		{"unbind", func(ctx context.Context) error {
+			return ar.MutatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{})
+		}, mutatedBy("")},
+	})
+}
+
+// policyProbe is a dry-run probe that tolerates only admission answers.
+func policyProbe(f *harness.Framework, label string, enforced func(error) bool) enforce.Probe {
+	return func(ctx context.Context, rc *rest.Config) (bool, error) {
+		_, err := dryRunCreate(ctx, rc, f.Namespace, label)
+		if err != nil && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
+			return false, err
+		}
+		return enforced(err), nil
+	}
+}

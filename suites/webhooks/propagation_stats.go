@@ -1,0 +1,53 @@
+package webhooks
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+// latencies collects enforcement latencies per apiserver replica and records
+// every sample and the per-replica p50/p95/max, each with its bound.
+type latencies struct {
+	name       string
+	bound      time.Duration
+	perReplica map[int][]time.Duration
+}
+
+func newLatencies(name string, bound time.Duration) *latencies {
+	return &latencies{name: name, bound: bound, perReplica: map[int][]time.Duration{}}
+}
+
+// add records one change's latency on every replica.
+func (l *latencies) add(f *harness.Framework, labels map[string]string, perReplica []time.Duration) {
+	up := l.bound.Seconds()
+	for replica, d := range perReplica {
+		l.perReplica[replica] = append(l.perReplica[replica], d)
+		withReplica := map[string]string{"replica": fmt.Sprint(replica)}
+		for k, v := range labels {
+			withReplica[k] = v
+		}
+		f.Record(results.Measurement{Name: l.name, Value: d.Seconds(), Unit: "s", Bound: &up, Labels: withReplica})
+	}
+}
+
+// summarize records p50, p95 and max per replica.
+func (l *latencies) summarize(f *harness.Framework) {
+	up := l.bound.Seconds()
+	for replica, samples := range l.perReplica {
+		sorted := append([]time.Duration(nil), samples...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+		for _, q := range []struct {
+			name string
+			at   float64
+		}{{"p50", 0.50}, {"p95", 0.95}, {"max", 1}} {
+			idx := int(q.at*float64(len(sorted))+0.5) - 1
+			idx = max(0, min(idx, len(sorted)-1))
+			f.Record(results.Measurement{Name: l.name + "-" + q.name, Value: sorted[idx].Seconds(), Unit: "s", Bound: &up,
+				Labels: map[string]string{"replica": fmt.Sprint(replica), "samples": fmt.Sprint(len(sorted))}})
+		}
+	}
+}
