@@ -1,0 +1,218 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/admission-conformance/admission-conformance/framework/report"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+var t0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// synthetic is the current run (reporttest's) with three earlier kept runs
+// whose measurements were smaller, so trends have something to show.
+func synthetic() htmlreport.Input {
+	cur := reporttest.Results(t0.Add(3*time.Hour), 1)
+	var history []results.Results
+	for i, scale := range []float64{0.7, 0.8, 0.9} {
+		history = append(history, reporttest.Results(t0.Add(time.Duration(i)*time.Hour), scale))
+	}
+	history = append(history, cur)
+	impl := &report.Implementation{Organization: "Example Org", Project: "example-admission", URL: "https://example.com", Version: "v1.2.3", Contact: []string{"@example"}}
+	return htmlreport.Input{Results: cur, Report: report.Build(cur, impl), History: history}
+}
+
+func render(t *testing.T, in htmlreport.Input) (string, *html.Node) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := htmlreport.Render(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), doc
+}
+
+// walk calls visit for every element.
+func walk(n *html.Node, visit func(*html.Node)) {
+	if n.Type == html.ElementNode {
+		visit(n)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		walk(c, visit)
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func hasClass(n *html.Node, class string) bool {
+	for _, c := range strings.Fields(attr(n, "class")) {
+		if c == class {
+			return true
+		}
+	}
+	return false
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(n)
+	return b.String()
+}
+
+func TestReportIsSelfContained(t *testing.T) {
+	_, doc := render(t, synthetic())
+	walk(doc, func(n *html.Node) {
+		switch n.Data {
+		case "script", "link", "iframe", "img", "object", "embed":
+			t.Errorf("<%s> in a page that must need nothing else", n.Data)
+		}
+		for _, a := range n.Attr {
+			if (a.Key == "src" || a.Key == "href") || strings.Contains(a.Val, "url(") || strings.HasPrefix(a.Key, "on") {
+				t.Errorf("<%s %s=%q> may load or run something", n.Data, a.Key, a.Val)
+			}
+		}
+	})
+}
+
+func TestReportShowsProfilesFailuresFirstPlotsAndTrends(t *testing.T) {
+	in := synthetic()
+	page, doc := render(t, in)
+
+	var order []string // sections in page order
+	profiles := map[string]string{}
+	var failureCards, plots, trends, outsideDots, dots, journalRows, calls int
+	var failureText string
+	walk(doc, func(n *html.Node) {
+		if n.Data == "h2" {
+			order = append(order, attr(n, "id"))
+		}
+		if n.Data == "tr" && hasClass(n, "profile") {
+			var cells []string
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Data == "td" {
+					cells = append(cells, strings.TrimSpace(text(c)))
+				}
+			}
+			profiles[cells[0]] = cells[1]
+		}
+		if hasClass(n, "failure-card") {
+			failureCards++
+			failureText = text(n)
+			walk(n, func(c *html.Node) {
+				if c.Data == "tr" && c.Parent.Data == "tbody" {
+					journalRows++
+				}
+				if c.Data == "rect" && hasClass(c, "call") {
+					calls++
+				}
+			})
+		}
+		if hasClass(n, "plot") {
+			plots++
+			walk(n, func(c *html.Node) {
+				if c.Data == "circle" && hasClass(c, "dot") {
+					dots++
+					if hasClass(c, "outside") {
+						outsideDots++
+					}
+				}
+			})
+		}
+		if hasClass(n, "trend") {
+			trends++
+		}
+	})
+	if strings.Join(order, ",") != ",failures,measurements,trends,cases" {
+		t.Errorf("sections in order %v, want profiles then failures first", order)
+	}
+	want := map[string]string{"core": "failure", "extended": "success", "reference": "not-run"}
+	for p, r := range want {
+		if profiles[p] != r {
+			t.Errorf("profile %s shows %q, want %q (all: %v)", p, profiles[p], r, profiles)
+		}
+	}
+	if failureCards != 1 {
+		t.Fatalf("%d failure cards, want 1", failureCards)
+	}
+	for _, s := range []string{"webhooks/ConfigurationPropagatesWithinBound", "replica 2 enforced the configuration after 1.4s", "suites/webhooks/propagation.go:61", "3 earlier calls omitted", "client went away while hanging"} {
+		if !strings.Contains(failureText, s) {
+			t.Errorf("the failure card lacks %q", s)
+		}
+	}
+	if journalRows != 3 || calls != 3 {
+		t.Errorf("journal: %d rows and %d bars, want 3 and 3", journalRows, calls)
+	}
+	// One plot per measurement name, one dot per value, red where out of
+	// bounds (the replica that took 1.4s against a 1s bound).
+	if plots != 4 || dots != 9 || outsideDots != 1 {
+		t.Errorf("%d plots, %d dots, %d outside; want 4, 9, 1", plots, dots, outsideDots)
+	}
+	if trends != 4 {
+		t.Errorf("%d trend charts, want 4 (every measurement was kept 4 times)", trends)
+	}
+	if !strings.Contains(page, "Example Org") || !strings.Contains(page, "v1.36.3") {
+		t.Errorf("header lacks the implementation or Kubernetes version")
+	}
+	firstCase := strings.Index(page, `<tr class="case failed">`)
+	firstPass := strings.Index(page, `<tr class="case passed">`)
+	if firstCase < 0 || firstPass < firstCase {
+		t.Errorf("the table of all cases does not list the failure first")
+	}
+}
+
+func TestReportEscapesWhatSpecsReport(t *testing.T) {
+	in := synthetic()
+	in.Results.Specs[1].Message = `<script>alert(1)</script>`
+	in.Results.Specs[1].Measurements[0].Labels = map[string]string{"replica": `"><script>x</script>`}
+	in.Results.Specs[1].Journal.Calls[0].Webhook = `<img src=x>`
+	page, doc := render(t, in)
+	walk(doc, func(n *html.Node) {
+		if n.Data == "script" || n.Data == "img" {
+			t.Errorf("spec text became a <%s> element", n.Data)
+		}
+	})
+	if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the message is not shown escaped")
+	}
+}
+
+func TestReportWithoutHistoryOrMeasurements(t *testing.T) {
+	res := results.Results{StartedAt: t0, FinishedAt: t0.Add(time.Second), Specs: []results.Spec{
+		{Suite: "ordering", ShortName: "A", Name: "A case", Profile: "core", State: results.Passed},
+	}}
+	page, _ := render(t, htmlreport.Input{Results: res, Report: report.Build(res, nil)})
+	for _, s := range []string{"implementation not stated", "No case recorded a measurement"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	if strings.Contains(page, `id="trends"`) || strings.Contains(page, `id="failures"`) {
+		t.Errorf("empty sections are shown")
+	}
+}
