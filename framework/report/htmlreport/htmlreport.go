@@ -41,10 +41,12 @@ var pageTemplate string
 var style string
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"seconds": func(f float64) string { return time.Duration(f * float64(time.Second)).Round(time.Millisecond).String() },
-	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"join":    strings.Join,
-	"ms":      formatValue,
+	"seconds": func(f float64) string {
+		return time.Duration(f * float64(time.Second)).Round(time.Millisecond).String()
+	},
+	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"join": strings.Join,
+	"ms":   formatValue,
 }).Parse(pageTemplate))
 
 // view is the page's data.
