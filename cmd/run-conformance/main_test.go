@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
@@ -134,7 +133,7 @@ current-context: x
 
 func TestListNeedsNoCluster(t *testing.T) {
 	r := runCLI(t, "list")
-	if r.code != 0 || !strings.Contains(r.stdout, "MutatingBeforeValidatingOnCreate") {
+	if r.code != 0 || !strings.Contains(r.stdout, "MutatingBeforeValidating") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "list", "--features", "-o", "json")
@@ -161,41 +160,4 @@ func findSpec(t *testing.T, res results.Results, shortName string) results.Spec 
 	}
 	t.Fatalf("no result for %s in %+v", shortName, res.Specs)
 	return results.Spec{}
-}
-
-func TestOrderingSuitePassesOnTheEmbeddedCluster(t *testing.T) {
-	report := t.TempDir()
-	r := runCLI(t, "run", "--suite", "ordering", "--report-dir", report)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	res := readResults(t, report)
-	s := findSpec(t, res, "MutatingBeforeValidatingOnCreate")
-	if s.State != results.Passed || s.Profile != "core" || len(s.Measurements) == 0 {
-		t.Errorf("spec result %+v", s)
-	}
-	if res.Cluster.Provider != embedded.Name || !strings.HasPrefix(res.Cluster.KubernetesVersion, "v1.") {
-		t.Errorf("cluster %+v", res.Cluster)
-	}
-	if !strings.Contains(r.stdout, "[1/1] PASSED") {
-		t.Errorf("no progress line in:\n%s", r.stdout)
-	}
-	if left := leftovers(t, r.tmp); len(left) > 0 {
-		t.Errorf("left behind in TMPDIR: %v", left)
-	}
-}
-
-// A control plane without the MutatingAdmissionWebhook plugin must fail the
-// mutate-before-validate spec: its mutating configuration is never enforced.
-func TestOrderingSpecFailsWithoutTheMutatingWebhookPlugin(t *testing.T) {
-	report := t.TempDir()
-	r := runCLI(t, "run", "--suite", "ordering", "--report-dir", report,
-		"--apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook", "--bound", "webhookReady=3s")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	s := findSpec(t, readResults(t, report), "MutatingBeforeValidatingOnCreate")
-	if s.State != results.Failed || !strings.Contains(s.Message, "not enforced") {
-		t.Errorf("spec result %+v", s)
-	}
 }

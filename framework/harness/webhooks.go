@@ -251,7 +251,10 @@ func (f *Framework) webhookSpec(h Hook, full, path string, isMarker bool) webhoo
 	if s.namespaceSelector == nil {
 		s.namespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: f.Namespace}}
 	}
-	if !isMarker {
+	// Markers are CREATEs, so a hook whose rules never match a CREATE needs
+	// no exclusion; and it must not get one: a non-empty objectSelector never
+	// matches a CONNECT, whose object (the connect options) has no labels.
+	if !isMarker && matchesCreate(s.rules) {
 		if s.objectSelector == nil {
 			s.objectSelector = &metav1.LabelSelector{}
 		}
@@ -277,4 +280,16 @@ func (s webhookSpec) validating() admissionregistrationv1.ValidatingWebhook {
 		SideEffects: &s.sideEffects, TimeoutSeconds: s.timeoutSeconds, AdmissionReviewVersions: s.admissionReviewVersions,
 		MatchConditions: s.matchConditions,
 	}
+}
+
+// matchesCreate reports whether any rule matches CREATE operations.
+func matchesCreate(rules []admissionregistrationv1.RuleWithOperations) bool {
+	for _, r := range rules {
+		for _, op := range r.Operations {
+			if op == admissionregistrationv1.Create || op == admissionregistrationv1.OperationAll {
+				return true
+			}
+		}
+	}
+	return false
 }

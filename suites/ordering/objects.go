@@ -1,0 +1,66 @@
+package ordering
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/e2e-framework/klient/decoder"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+
+	"github.com/admission-conformance/admission-conformance/fixtures"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+)
+
+// subjectLabel marks the objects a spec sends through admission, as the
+// fixtures do.
+const subjectLabel = "admission-conformance.io/subject"
+
+// fixture decodes the manifest at path into obj, in the spec's namespace and
+// annotated with nonce (when not empty) as one request's object.
+func fixture(f *harness.Framework, path string, obj k8s.Object, nonce string) error {
+	if err := fixtures.Decode(path, obj, decoder.MutateNamespace(f.Namespace)); err != nil {
+		return err
+	}
+	if nonce != "" {
+		annotations := obj.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[requestAnnotation] = nonce
+		obj.SetAnnotations(annotations)
+	}
+	return nil
+}
+
+// ensureDefaultServiceAccount creates the namespace's default
+// ServiceAccount unless it exists: the ServiceAccount admission plugin
+// rejects pods until it does, and the controller that normally creates it
+// may not have reached a new namespace yet.
+func ensureDefaultServiceAccount(ctx context.Context, f *harness.Framework) error {
+	_, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, &corev1.ServiceAccount{
+		ObjectMeta: metav1.ObjectMeta{Name: "default"},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create the default service account: %w", err)
+	}
+	return nil
+}
+
+// escape turns a map key into a JSON pointer segment (RFC 6901).
+func escape(key string) string {
+	out := make([]byte, 0, len(key))
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, key[i])
+		}
+	}
+	return string(out)
+}
