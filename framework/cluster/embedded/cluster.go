@@ -13,6 +13,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
 )
 
 // Cluster is a running embedded cluster.
@@ -28,6 +29,7 @@ type Cluster struct {
 	controllers *controllerManager
 	scheduled   bool
 	controlled  bool
+	nodes       *nodes.Set
 
 	config   *rest.Config
 	replicas []*rest.Config
@@ -48,9 +50,6 @@ func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.config) }
 // ReplicaConfigs implements cluster.Cluster.
 func (c *Cluster) ReplicaConfigs() []*rest.Config { return cluster.CopyConfigs(c.replicas) }
 
-// Nodes implements cluster.Cluster. The embedded cluster has no kubelets yet.
-func (c *Cluster) Nodes() []cluster.Node { return nil }
-
 // Dir is the run's temp dir; everything the cluster wrote is below it.
 func (c *Cluster) Dir() string { return c.dir }
 
@@ -70,13 +69,13 @@ func (c *Cluster) Capabilities() features.Set {
 	if c.controlled {
 		s[features.ControllerManager] = struct{}{}
 	}
-	return s
+	return s.Union(c.nodeCapabilities())
 }
 
 // Topology implements cluster.Cluster.
 func (c *Cluster) Topology() string {
-	return fmt.Sprintf("embedded: %d apiserver(s), scheduler %t, controller-manager %t, 0 nodes",
-		c.apiserverCount, c.scheduled, c.controlled)
+	return fmt.Sprintf("embedded: %d apiserver(s), scheduler %t, controller-manager %t, %d node(s)",
+		c.apiserverCount, c.scheduled, c.controlled, len(c.nodes.Names()))
 }
 
 // AuditLogPaths implements cluster.AuditLog.
@@ -93,6 +92,7 @@ func (c *Cluster) AuditLogPaths() []string {
 // back.
 func (c *Cluster) Stop(context.Context) error {
 	c.stopOnce.Do(func() {
+		nodesErr := c.stopNodes()
 		if c.controllers != nil {
 			c.controllers.stop()
 		}
@@ -110,6 +110,9 @@ func (c *Cluster) Stop(context.Context) error {
 		}
 		if err := os.RemoveAll(c.dir); err != nil {
 			c.stopErr = fmt.Errorf("embedded: remove %s: %w", c.dir, err)
+		}
+		if nodesErr != nil {
+			c.stopErr = nodesErr
 		}
 	})
 	return c.stopErr

@@ -25,6 +25,7 @@ type settings struct {
 	baseDir       string
 	noScheduler   bool
 	noControllers bool
+	nodes         nodeSettings
 }
 
 func defaultSettings() settings {

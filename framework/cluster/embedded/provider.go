@@ -150,6 +150,9 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		return nil, firstErr
 	}
 	c.scheduled, c.controlled = !o.noScheduler, !o.noControllers
+	if err := c.startNodes(ctx, o, files); err != nil {
+		return nil, fmt.Errorf("embedded: start nodes: %w", err)
+	}
 	log.V(1).Info("cluster ready", "elapsed", time.Since(started))
 	return c, nil
 }
@@ -195,6 +198,8 @@ func withTempDir(dir string, f func()) {
 // pkiFiles are the certificate files of one embedded cluster.
 type pkiFiles struct {
 	caCert, servingCert, servingKey, adminCert, adminKey, auditPolicy string
+	// ca signs the nodes' client certificates.
+	ca *pki.CA
 }
 
 func writePKI(dir string) (pkiFiles, error) {
@@ -203,6 +208,7 @@ func writePKI(dir string) (pkiFiles, error) {
 	if err != nil {
 		return f, err
 	}
+	f.ca = ca
 	f.caCert = filepath.Join(dir, "ca.crt")
 	if err := os.WriteFile(f.caCert, ca.CertPEM(), 0o644); err != nil {
 		return f, err

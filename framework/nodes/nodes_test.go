@@ -1,0 +1,103 @@
+package nodes_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/logs"
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
+)
+
+func TestMain(m *testing.M) {
+	nodes.RunIfChild()
+	logs.RedirectComponents(discard{})
+	os.Exit(m.Run())
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
+	base := t.TempDir()
+	log, err := os.Create(filepath.Join(t.TempDir(), "components.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	started := time.Now()
+	c, err := embedded.New(embedded.WithBaseDir(base), embedded.WithNodes(2, nodes.DefaultSpec()),
+		embedded.WithComponentLog(log), embedded.WithLogger(testr.NewWithOptions(t, testr.Options{Verbosity: 1}))).Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cluster with 2 nodes ready and warm in %s (component log %s)", time.Since(started), log.Name())
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = c.Stop(context.Background())
+		}
+	}()
+
+	names := c.Nodes()
+	if len(names) != 2 {
+		t.Fatalf("nodes: %+v", names)
+	}
+	for _, n := range names {
+		if !n.Capabilities.Has(features.NodeAdmission) || !n.Capabilities.Has(features.NodeAdmissionPlugins) {
+			t.Errorf("node %s capabilities %v", n.Name, n.Capabilities.Sorted())
+		}
+	}
+	if caps := c.Capabilities(); !caps.Has(features.NodeAdmission) || !caps.Has(features.NodeAdmissionPlugins) {
+		t.Errorf("cluster capabilities %v", caps.Sorted())
+	}
+	client := kubernetes.NewForConfigOrDie(c.RESTConfig())
+	ctx := context.Background()
+	node, err := client.CoreV1().Nodes().Get(ctx, names[0].Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := node.Status.Allocatable[nodes.ExtendedResource]; q.Cmp(resource.MustParse("2")) != 0 {
+		t.Errorf("allocatable %s = %s, want 2", nodes.ExtendedResource, q.String())
+	}
+	if v := node.Labels[nodes.AppArmorLabel]; v != "unavailable" && v != "enforceable" {
+		t.Errorf("label %s = %q", nodes.AppArmorLabel, v)
+	}
+
+	// A warm node rejects in milliseconds, with the kubelet's reason.
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "too-big", Namespace: "default"},
+		Spec: corev1.PodSpec{NodeName: names[1].Name, AutomountServiceAccountToken: ptr.To(false),
+			Containers: []corev1.Container{{Name: "c", Image: "pause", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("5")}}}}}}
+	d, err := nodes.CreateAndDecide(ctx, client, pod, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Admitted || d.Pod.Status.Reason != "OutOfcpu" || d.Latency > time.Second {
+		t.Errorf("decision admitted=%t reason=%q latency=%s", d.Admitted, d.Pod.Status.Reason, d.Latency)
+	}
+	t.Logf("rejection latency %s", d.Latency)
+
+	stopping := time.Now()
+	if err := c.Stop(context.Background()); err != nil {
+		t.Error(err)
+	}
+	stopped = true
+	t.Logf("stopped in %s", time.Since(stopping))
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		t.Errorf("left behind: %s", e.Name())
+	}
+}

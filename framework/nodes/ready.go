@@ -1,0 +1,40 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+)
+
+// waitReady returns once the node is registered and its Ready condition is
+// True, or fails early if its process exits.
+func waitReady(ctx context.Context, client kubernetes.Interface, n *node, timeout, poll time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
+		if err := n.proc.ExitError(); err != nil {
+			return false, err
+		}
+		node, err := client.CoreV1().Nodes().Get(ctx, n.config.Name, metav1.GetOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		for _, c := range node.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				last = fmt.Sprintf("Ready=%s (%s)", c.Status, c.Message)
+				return c.Status == corev1.ConditionTrue, nil
+			}
+		}
+		last = "no Ready condition yet"
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s not Ready: %w (last seen: %s)", n.config.Name, err, last)
+	}
+	return nil
+}

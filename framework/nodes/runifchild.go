@@ -1,0 +1,46 @@
+package nodes
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/admission-conformance/admission-conformance/framework/childproc"
+	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
+)
+
+// The child roles this binary can play.
+const (
+	// RoleHollowNode is a hollow kubelet.
+	RoleHollowNode = "hollow-node"
+)
+
+// RunIfChild runs the child role this process was started for and exits;
+// it returns at once in a process that is not a child. Call it first thing
+// in main and in TestMain.
+func RunIfChild() {
+	role, config, ok := childproc.Take()
+	if !ok {
+		return
+	}
+	if err := RunChild(role, config); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", role, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// RunChild runs a child role in this process until its parent goes away.
+// The CLI's hidden hollow-node command calls it too, so a node can be
+// started by hand.
+func RunChild(role, config string) error {
+	switch role {
+	case RoleHollowNode:
+		c, err := hollow.ReadConfig(config)
+		if err != nil {
+			return err
+		}
+		setKlogVerbosity(c.Verbosity)
+		return hollow.Run(childproc.ParentGone(), c)
+	}
+	return fmt.Errorf("unknown child role %q", role)
+}

@@ -1,0 +1,48 @@
+package nodes
+
+import (
+	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
+)
+
+// ExtendedResource is what every node advertises by default, so specs can
+// exhaust an extended resource.
+const ExtendedResource = "admission-conformance.io/widget"
+
+// AppArmorLabel is set by every node: see hollow.AppArmorLabel.
+const AppArmorLabel = hollow.AppArmorLabel
+
+// Spec is the shape of every node of a cluster.
+type Spec struct {
+	// MaxPods is each node's pod capacity. Small, so a spec can fill a node.
+	MaxPods int32
+	// ExtendedResources each node advertises, name to quantity.
+	ExtendedResources map[string]string
+	// Labels are extra labels on every node.
+	Labels map[string]string
+	// PluginHost gives each node a KEP-2823 plugin host.
+	PluginHost bool
+	// PluginTimeout bounds each plugin call.
+	PluginTimeout time.Duration
+	// PluginsFailOpen breaks the plugin host: failures admit. For the
+	// harness's own tests.
+	PluginsFailOpen bool
+	// Broken breaks the kubelets' admission. For the harness's own tests.
+	Broken hollow.Broken
+	// QPS of each kubelet's API client.
+	QPS float32
+	// Verbosity of the kubelets' logs.
+	Verbosity int
+}
+
+// DefaultSpec is what the embedded provider starts unless told otherwise.
+func DefaultSpec() Spec {
+	return Spec{
+		MaxPods:           20,
+		ExtendedResources: map[string]string{ExtendedResource: "2"},
+		PluginHost:        true,
+		PluginTimeout:     3 * time.Second,
+		QPS:               100,
+	}
+}
