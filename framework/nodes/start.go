@@ -95,8 +95,8 @@ func startNode(o Options, name string) (*node, error) {
 		MaxPods:           o.Spec.MaxPods,
 		ExtendedResources: o.Spec.ExtendedResources,
 		QPS:               o.Spec.QPS, Burst: int(2 * o.Spec.QPS),
-		Broken:            o.Spec.Broken,
-		Verbosity:         o.Spec.Verbosity,
+		Broken:    o.Spec.Broken,
+		Verbosity: o.Spec.Verbosity,
 	}
 	for k, v := range o.Spec.Labels {
 		c.Labels[k] = v

@@ -119,4 +119,3 @@ func containerManager(c Config) (cm.ContainerManager, error) {
 		Timeout: c.Plugins.Timeout.Duration, FailOpen: c.Plugins.FailOpen}
 	return &pluginContainerManager{ContainerManager: stub, plugins: pluginAdmitHandler{host: host}}, nil
 }
-
