@@ -1,8 +1,9 @@
 // Command run-conformance boots a cluster, installs fake admission plugins
 // and runs the admission conformance specs against it.
 //
-// Exit codes: 0 all selected specs passed, 1 a spec failed, 2 bad input or a
-// cluster that could not be set up.
+// Exit codes: 0 all selected specs passed (compare: no regression), 1 a spec
+// failed (compare: a regression), 2 bad input or a cluster that could not be
+// set up.
 package main
 
 import (
@@ -68,7 +69,7 @@ func newRootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand())
+	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand())
 	return root
 }
 

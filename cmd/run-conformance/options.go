@@ -11,6 +11,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/report"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -30,10 +31,19 @@ type runOptions struct {
 	Skip              []string      `json:"skip,omitempty"`
 	ReportDir         string        `json:"reportDir"`
 	Bounds            bounds.Bounds `json:"bounds"`
+	// Implementation is what is tested, for report.yaml.
+	Implementation report.Implementation `json:"implementation"`
+	// History, when set, keeps a copy of every run's results in
+	// History/<start time>/ and lets report.html show trends.
+	History string `json:"history,omitempty"`
 
 	// Flag-only.
 	optionsFile string
 	boundFlags  []string
+	rerunFailed string
+	// rerunFilter is the label filter --rerun-failed selects (validate
+	// sets it); empty with rerunFailed set means nothing failed.
+	rerunFilter string
 }
 
 func defaultRunOptions() runOptions {
@@ -55,7 +65,10 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.LabelFilter, "label-filter", o.LabelFilter, "Ginkgo label filter, e.g. 'feature:MutatingWebhook && !profile:extended'")
 	fs.StringArrayVar(&o.Focus, "focus", o.Focus, "run only specs whose text matches this regular expression, repeatable")
 	fs.StringArrayVar(&o.Skip, "skip", o.Skip, "skip specs whose text matches this regular expression, repeatable")
-	fs.StringVar(&o.ReportDir, "report-dir", o.ReportDir, "where results.json and components.log are written")
+	fs.StringVar(&o.ReportDir, "report-dir", o.ReportDir, "where results.json, report.yaml, junit.xml, run.log, report.html and components.log are written")
+	fs.StringVar(&o.History, "history", o.History, "keep a copy of this run's results in DIR/<start time>/ and show trends over the kept runs in report.html")
+	fs.StringVar(&o.rerunFailed, "rerun-failed", o.rerunFailed, "run only the specs that failed in this results.json (or report dir, or history dir: its newest run)")
+	addImplementationFlags(fs, &o.Implementation)
 	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
 }
 
@@ -153,6 +166,16 @@ func (o *runOptions) validate() error {
 	}
 	if o.ReportDir == "" {
 		return usageError("--report-dir must not be empty")
+	}
+	if _, err := implementationOrNil(o.Implementation); err != nil {
+		return err
+	}
+	if o.rerunFailed != "" {
+		filter, err := rerunFilter(o.rerunFailed)
+		if err != nil {
+			return err
+		}
+		o.rerunFilter = filter
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/logs"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
 )
@@ -43,6 +45,11 @@ func newRunCommand() *cobra.Command {
 
 func runConformance(out io.Writer, o runOptions) error {
 	claimed, _ := features.Parse(o.SupportedFeatures) // validated in load
+	impl, _ := implementationOrNil(o.Implementation)  // validated in load
+	if o.rerunFailed != "" && o.rerunFilter == "" {
+		fmt.Fprintf(out, "nothing failed in %s: nothing to rerun\n", o.rerunFailed)
+		return nil
+	}
 	if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
 		return usageError("cannot create report dir: %v", err)
 	}
@@ -51,6 +58,16 @@ func runConformance(out io.Writer, o runOptions) error {
 		return usageError("cannot write into report dir: %v", err)
 	}
 	defer componentLog.Close()
+	// run.log gets every line the run prints, plain, and at the end the
+	// details of what did not pass; a terminal gets a live line instead of
+	// a line per passing case.
+	runLog, err := os.Create(filepath.Join(o.ReportDir, runLogName))
+	if err != nil {
+		return usageError("cannot write into report dir: %v", err)
+	}
+	defer runLog.Close()
+	screen := terminal(out)
+	out = io.MultiWriter(out, runLog)
 	logs.RedirectComponents(componentLog)
 	restoreStderr, err := logs.CaptureStderr(componentLog)
 	if err != nil {
@@ -75,32 +92,65 @@ func runConformance(out io.Writer, o runOptions) error {
 	}
 	fmt.Fprintf(out, "cluster ready in %.1fs: %s, Kubernetes %s\n", time.Since(started).Seconds(), env.Cluster.Topology(), env.KubernetesVersion)
 
-	res := runner.Run(&cliT{}, env, runner.Options{
-		Selection: runner.Selection{Suites: o.Suites, Profiles: o.profiles(), LabelFilter: o.LabelFilter, Focus: o.Focus, Skip: o.Skip},
-		Progress:  out,
-		Version:   version,
-		Plain:     true,
-	})
+	runOpts := runner.Options{
+		Selection:    runner.Selection{Suites: o.Suites, Profiles: o.profiles(), LabelFilter: andFilters(o.LabelFilter, o.rerunFilter), Focus: o.Focus, Skip: o.Skip},
+		Progress:     out,
+		GinkgoOutput: out,
+		Version:      version,
+		Plain:        true,
+	}
+	if screen != nil {
+		runOpts.Progress, runOpts.GinkgoOutput = runLog, runLog
+		runOpts.Live, runOpts.LiveWidth = screen, terminalWidth(screen)
+	}
+	res := runner.Run(&cliT{}, env, runOpts)
 
 	stopping := time.Now()
 	closeErr := env.Close(context.Background())
 	fmt.Fprintf(out, "\ncluster stopped in %.1fs\n", time.Since(stopping).Seconds())
-	path, err := results.Write(o.ReportDir, res)
+	reports := reportSet{dir: o.ReportDir, implementation: impl, keep: o.History, trendsFrom: o.History, runLog: runLog}
+	rep, err := reports.write(res)
 	if err != nil {
-		return usageError("cannot write results: %v", err)
+		return usageError("%v", err)
 	}
 	s := res.Summary
-	fmt.Fprintf(out, "%d passed, %d failed, %d skipped, %d not supported; results in %s\n", s.Passed, s.Failed, s.Skipped, s.NotSupported, path)
+	fmt.Fprintf(out, "%d passed, %d failed, %d skipped, %d not supported; %s\n", s.Passed, s.Failed, s.Skipped, s.NotSupported, profileSummary(rep))
+	fmt.Fprintf(out, "reports in %s: %s\n", o.ReportDir, strings.Join(reportFiles, ", "))
 	if closeErr != nil {
 		return usageError("tear-down failed: %v", closeErr)
 	}
 	if s.Failed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d spec case(s) failed", s.Failed)}
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d spec case(s) failed (details in %s and %s)", s.Failed,
+			filepath.Join(o.ReportDir, runLogName), filepath.Join(o.ReportDir, htmlreport.FileName))}
 	}
-	if s.Total == 0 {
+	if selected(res) == 0 {
 		return usageError("no spec matched the selection (see 'run-conformance list')")
 	}
 	return nil
+}
+
+// selected counts the cases the selection let run (the results also list
+// the ones it left out).
+func selected(res results.Results) int {
+	n := 0
+	for _, s := range res.Specs {
+		if s.Message != results.NotSelected {
+			n++
+		}
+	}
+	return n
+}
+
+// andFilters joins label filters that must all hold.
+func andFilters(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	default:
+		return "(" + a + ") && (" + b + ")"
+	}
 }
 
 func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {

@@ -23,7 +23,9 @@ func (j JournalExcerpt) Text() string {
 			b.WriteString(" (dry run)")
 		}
 		fmt.Fprintf(&b, " -> %s", c.Outcome())
-		fmt.Fprintf(&b, " in %.1fms", c.DurationMs)
+		if !c.InFlight {
+			fmt.Fprintf(&b, " in %.1fms", c.DurationMs)
+		}
 		if c.Err != "" {
 			b.WriteString(": " + c.Err)
 		}
@@ -34,19 +36,19 @@ func (j JournalExcerpt) Text() string {
 
 // Outcome says what became of the call in a few words.
 func (c JournalCall) Outcome() string {
-	action := c.Action
-	if action == "" {
-		action = "unhandled" // bad request or no endpoint on the path
-	}
 	switch {
 	case c.InFlight:
-		return action + ", still in flight"
+		return "still in flight when the case ended"
+	case c.Action == "":
+		return "not handled (bad request or no endpoint on the path)"
 	case !c.Answered:
-		return action + ", no answer"
+		return c.Action + ", no answer"
+	case c.Action != "Allow" && c.Action != "Deny" && c.Action != "Patch":
+		return c.Action + ", answered" // not a well-formed verdict on purpose
 	case c.Allowed:
-		return action + ", allowed"
+		return c.Action + ", allowed"
 	default:
-		return action + ", denied"
+		return c.Action + ", denied"
 	}
 }
 

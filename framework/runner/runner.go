@@ -112,11 +112,18 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 	suiteConfig.LabelFilter = combine(suiteConfig.LabelFilter, opts.Selection.labelFilter())
 	suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, opts.Selection.Focus...)
 	suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, opts.Selection.Skip...)
-	if opts.GinkgoOutput != nil {
+	if opts.GinkgoOutput != nil || opts.Plain {
 		// Ginkgo's reporter writes to this package variable; runs happen
 		// once per process, so pointing it elsewhere for the run is safe.
 		saved := formatter.ColorableStdOut
-		formatter.ColorableStdOut = opts.GinkgoOutput
+		w := opts.GinkgoOutput
+		if w == nil {
+			w = saved
+		}
+		if opts.Plain {
+			w = dropDenoters{w}
+		}
+		formatter.ColorableStdOut = w
 		defer func() { formatter.ColorableStdOut = saved }()
 	}
 	ginkgo.RunSpecs(t, "admission-conformance", suiteConfig, reporterConfig)
@@ -126,6 +133,18 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 	out.Specs = results.FromGinkgo(final)
 	out.Summarize()
 	return out
+}
+
+// dropDenoters drops the "•" Ginkgo's succinct reporter writes for every
+// passing spec: progress already prints a line per case, and the dot would
+// land at the start of the next one.
+type dropDenoters struct{ w io.Writer }
+
+func (d dropDenoters) Write(p []byte) (int, error) {
+	if string(p) == "•" {
+		return len(p), nil
+	}
+	return d.w.Write(p)
 }
 
 // record is the selection as results.json keeps it.

@@ -71,6 +71,8 @@ func callClass(c results.JournalCall) string {
 		return "inflight"
 	case !c.Answered:
 		return "noanswer"
+	case c.Action != "Allow" && c.Action != "Deny" && c.Action != "Patch":
+		return "errored"
 	case c.Allowed:
 		return "allowed"
 	default:

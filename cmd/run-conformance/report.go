@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/admission-conformance/admission-conformance/framework/report"
+	"github.com/admission-conformance/admission-conformance/framework/report/history"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/framework/report/junit"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+func newReportCommand() *cobra.Command {
+	var impl report.Implementation
+	var reportDir, historyDir string
+	cmd := &cobra.Command{
+		Use:   "report RESULTS",
+		Short: "Write report.yaml, junit.xml and report.html again from a results.json (no cluster)",
+		Long: `report rebuilds a run's reports from its results (a results.json, a report dir, or a history
+dir: its newest run), for example to state the implementation after the fact or to show trends
+over a history dir. The run itself is not kept in the history.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stated, err := implementationOrNil(impl)
+			if err != nil {
+				return err
+			}
+			res, file, err := history.Resolve(args[0])
+			if err != nil {
+				return usageError("%v", err)
+			}
+			if reportDir == "" {
+				reportDir = filepath.Dir(file)
+			}
+			rs := reportSet{dir: reportDir, implementation: stated, trendsFrom: historyDir}
+			rep, err := rs.write(res)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			written := []string{results.FileName, report.FileName, junit.FileName, htmlreport.FileName}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\nreports in %s: %s\n", profileSummary(rep), reportDir, strings.Join(written, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where to write the reports (default: next to RESULTS)")
+	cmd.Flags().StringVar(&historyDir, "history", "", "history dir whose kept runs report.html shows trends over")
+	addImplementationFlags(cmd.Flags(), &impl)
+	return cmd
+}

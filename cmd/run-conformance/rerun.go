@@ -1,0 +1,44 @@
+package main
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/admission-conformance/admission-conformance/framework/report/history"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+// rerunFilter reads an earlier run and returns the Ginkgo label filter that
+// selects the specs that failed in it ("spec:A || spec:B"), or "" if none
+// did.
+func rerunFilter(path string) (string, error) {
+	res, file, err := history.Resolve(path)
+	if err != nil {
+		return "", usageError("--rerun-failed: %v", err)
+	}
+	failed := map[string]bool{}
+	outsideSpecs := false
+	for _, s := range res.Specs {
+		if s.State != results.Failed {
+			continue
+		}
+		if s.Profile == "" {
+			outsideSpecs = true // BeforeSuite and the like: no spec to name
+			continue
+		}
+		if _, ok := spec.Lookup(s.ShortName); !ok {
+			return "", usageError("--rerun-failed: spec %s failed in %s but this run-conformance does not have it", s.ShortName, file)
+		}
+		failed[s.ShortName] = true
+	}
+	if len(failed) == 0 && outsideSpecs {
+		return "", usageError("--rerun-failed: %s failed outside any spec (suite set-up): run everything again instead", file)
+	}
+	names := make([]string, 0, len(failed))
+	for n := range failed {
+		names = append(names, "spec:"+n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, " || "), nil
+}
