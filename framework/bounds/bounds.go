@@ -50,6 +50,12 @@ type Bounds struct {
 	// TimingSlack is how much later than its nominal time a timed behaviour
 	// (a webhook timeout, an initializer timeout) may complete.
 	TimingSlack Duration `json:"timingSlack"`
+	// NodeAdmission bounds the time from creating a pod bound to a node to
+	// the node's admission decision showing in the pod's status (rejected:
+	// phase Failed; admitted: phase Running). No seed sets a number; a warm
+	// kubelet decides in milliseconds, so this only catches a node that
+	// stalls.
+	NodeAdmission Duration `json:"nodeAdmission"`
 
 	// Harness waits: exceeding one is a setup failure, not a contract failure.
 
@@ -76,6 +82,7 @@ func Defaults() Bounds {
 		WebhookConfigPropagation: D(time.Second),
 		PolicyPropagation:        D(2 * time.Second),
 		TimingSlack:              D(500 * time.Millisecond),
+		NodeAdmission:            D(2 * time.Second),
 		ClusterStart:             D(3 * time.Minute),
 		ClusterStop:              D(time.Minute),
 		WebhookReady:             D(30 * time.Second),

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/admission-conformance/admission-conformance/framework/childproc"
+	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
 )
 
@@ -12,6 +13,8 @@ import (
 const (
 	// RoleHollowNode is a hollow kubelet.
 	RoleHollowNode = "hollow-node"
+	// RoleNodePlugin is a fake node admission plugin.
+	RoleNodePlugin = fakenodeplugin.Role
 )
 
 // RunIfChild runs the child role this process was started for and exits;
@@ -41,6 +44,8 @@ func RunChild(role, config string) error {
 		}
 		setKlogVerbosity(c.Verbosity)
 		return hollow.Run(childproc.ParentGone(), c)
+	case fakenodeplugin.Role:
+		return fakenodeplugin.RunChild(config)
 	}
 	return fmt.Errorf("unknown child role %q", role)
 }

@@ -1,0 +1,16 @@
+// Package fakenodeplugin is the harness's fake KEP-2823 node admission
+// plugin: one program (this binary, run as a child with role "node-plugin")
+// that behaves as told — admit, reject with a given reason and message,
+// answer late, crash, answer garbage, exit non-zero — as any of the three
+// plugin types, and journals every invocation with the pod it saw.
+//
+//   - shell: Install writes an executable script in the node's plugin
+//     directory that re-executes this binary; each admission is one process.
+//   - grpc and socket: Install starts this binary as a long-lived server
+//     (killed by Remove) listening on a loopback port (written to the plugin
+//     directory entry) or on a Unix socket (the plugin directory entry).
+//
+// The journal is one JSON file per invocation under the plugin's state
+// directory, written when the pod arrives and rewritten when the answer
+// leaves, with CLOCK_MONOTONIC times that compare across processes.
+package fakenodeplugin
