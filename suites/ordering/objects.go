@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/onsi/ginkgo/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +48,17 @@ func ensureDefaultServiceAccount(ctx context.Context, f *harness.Framework) erro
 		return fmt.Errorf("create the default service account: %w", err)
 	}
 	return nil
+}
+
+// deferDelete deletes the cluster-scoped object called name after the case;
+// an object already gone is fine.
+func deferDelete(del func(context.Context, string, metav1.DeleteOptions) error, name string) {
+	ginkgo.DeferCleanup(func(ctx context.Context) error {
+		if err := del(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		return nil
+	})
 }
 
 // escape turns a map key into a JSON pointer segment (RFC 6901).
