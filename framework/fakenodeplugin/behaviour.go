@@ -1,6 +1,7 @@
 package fakenodeplugin
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
@@ -32,6 +33,30 @@ type Behaviour struct {
 	// Delay comes before the action, e.g. a slow admit or a hang.
 	Delay    bounds.Duration `json:"delay,omitempty"`
 	ExitCode int             `json:"exitCode,omitempty"`
+	// Match, if set, limits the behaviour to pods carrying all these labels;
+	// the plugin admits every other pod at once. Specs use it to let control
+	// pods through a plugin that rejects, crashes or hangs.
+	Match map[string]string `json:"match,omitempty"`
+}
+
+// For returns what the plugin does with pod (raw JSON as sent by the host).
+func (b Behaviour) For(pod []byte) Behaviour {
+	if len(b.Match) == 0 {
+		return b
+	}
+	var p struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(pod, &p); err == nil {
+		for k, v := range b.Match {
+			if p.Metadata.Labels[k] != v {
+				return Behaviour{Action: Admit}
+			}
+		}
+	}
+	return b
 }
 
 // Plugin is one fake plugin to install.

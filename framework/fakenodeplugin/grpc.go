@@ -19,11 +19,7 @@ func serveGRPC(ctx context.Context, c childConfig) error {
 	if err != nil {
 		return err
 	}
-	var opts []grpc.ServerOption
-	if c.Plugin.Behaviour.Action == Garbage {
-		opts = append(opts, grpc.ForceServerCodecV2(garbageCodec{}))
-	}
-	srv := grpc.NewServer(opts...)
+	srv := grpc.NewServer(grpc.ForceServerCodecV2(garbageCodec{}))
 	pluginapi.RegisterPodAdmissionServer(srv, &grpcPlugin{config: c})
 	if err := writeAtomically(c.Entry, []byte(l.Addr().String()+"\n"), 0o644); err != nil {
 		return err
@@ -51,26 +47,38 @@ func (p *grpcPlugin) Admit(ctx context.Context, req *pluginapi.AdmitRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	b := p.config.Plugin.Behaviour
+	b := p.config.Plugin.Behaviour.For(req.GetPod())
 	pause(b.Delay.Duration, ctx.Done())
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // the host gave up: no answer goes out
+	}
 	if b.Action == Crash || b.Action == Exit {
 		die(b)
 	}
-	a := b.answer() // Garbage: the codec replaces whatever is sent
 	defer func() { _ = answered(p.config, inv) }()
+	if b.Action == Garbage {
+		return garbageAnswer, nil
+	}
+	a := b.answer()
 	return &pluginapi.AdmitResult{Admit: a.Admit, Reason: a.Reason, Message: a.Message}, nil
 }
 
-// garbageCodec decodes requests as protobuf but sends bytes that do not
-// decode as any protobuf message.
+// garbageAnswer stands for "send garbage": the codec sends bytes that do
+// not decode as any protobuf message in its place.
+var garbageAnswer = &pluginapi.AdmitResult{}
+
+// garbageCodec is the proto codec, except for garbageAnswer.
 type garbageCodec struct{}
 
 var protoCodec = encoding.GetCodecV2("proto")
 
 func (garbageCodec) Name() string { return protoCodec.Name() }
 
-func (garbageCodec) Marshal(any) (mem.BufferSlice, error) {
-	return mem.BufferSlice{mem.SliceBuffer(append([]byte(nil), garbage...))}, nil
+func (garbageCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if v == garbageAnswer {
+		return mem.BufferSlice{mem.SliceBuffer(append([]byte(nil), garbage...))}, nil
+	}
+	return protoCodec.Marshal(v)
 }
 
 func (garbageCodec) Unmarshal(data mem.BufferSlice, v any) error { return protoCodec.Unmarshal(data, v) }

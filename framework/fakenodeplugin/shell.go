@@ -17,7 +17,7 @@ func runShell(c childConfig) error {
 	if err != nil {
 		return err
 	}
-	b := c.Plugin.Behaviour
+	b := c.Plugin.Behaviour.For(pod)
 	pause(b.Delay.Duration, nil)
 	switch b.Action {
 	case Crash, Exit:

@@ -45,7 +45,7 @@ func answerSocket(ctx context.Context, c childConfig, conn net.Conn) {
 	if err != nil {
 		return
 	}
-	b := c.Plugin.Behaviour
+	b := c.Plugin.Behaviour.For(pod)
 	pause(b.Delay.Duration, ctx.Done())
 	switch b.Action {
 	case Crash, Exit:

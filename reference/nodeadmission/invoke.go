@@ -40,7 +40,7 @@ func rejection(ctx context.Context, p *AdmissionPlugin, err error) AdmitResult {
 	if errors.As(err, &pe) {
 		reason = pe.reason
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		reason, detail = ReasonPluginTimeout, "did not answer in time"
 	}
 	return AdmitResult{Admit: false, Reason: reason,

@@ -2,8 +2,10 @@ package nodeadmission
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission/unixsock"
@@ -33,6 +35,11 @@ func socketInvoker(path string) invoker {
 			return AdmitResult{}, failed("could not be sent the end of the pod: %v", err)
 		}
 		answer, err := io.ReadAll(io.LimitReader(conn, maxAnswer+1))
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The connection's deadline is the context's, and may pass a
+			// moment before the context notices.
+			return AdmitResult{}, context.DeadlineExceeded
+		}
 		if err != nil {
 			return AdmitResult{}, failed("broke the connection before answering: %v", err)
 		}
