@@ -81,4 +81,6 @@ func (garbageCodec) Marshal(v any) (mem.BufferSlice, error) {
 	return protoCodec.Marshal(v)
 }
 
-func (garbageCodec) Unmarshal(data mem.BufferSlice, v any) error { return protoCodec.Unmarshal(data, v) }
+func (garbageCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	return protoCodec.Unmarshal(data, v)
+}
