@@ -58,6 +58,24 @@ type AuditLog interface {
 	AuditLogPaths() []string
 }
 
+// SharedMetrics is implemented by clusters whose apiserver replicas share
+// one metrics registry, so every replica's /metrics shows the totals of all.
+// (The embedded replicas run in one process and register into the
+// process-wide legacy registry.)
+type SharedMetrics interface {
+	MetricsShared() bool
+}
+
+// MetricsConfigs returns the configs to scrape so that each count is seen
+// once: every replica, or one where the replicas share their metrics.
+func MetricsConfigs(c Cluster) []*rest.Config {
+	replicas := c.ReplicaConfigs()
+	if s, ok := c.(SharedMetrics); ok && s.MetricsShared() && len(replicas) > 1 {
+		return replicas[:1]
+	}
+	return replicas
+}
+
 // Registry maps provider names to constructors, so the CLI can reject an
 // unknown --provider before it touches anything.
 type Registry map[string]func() Provider

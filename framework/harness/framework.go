@@ -73,7 +73,7 @@ func (f *Framework) setUp(ctx context.Context) error {
 		return err
 	}
 	ns, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: "ac-" + strings.ToLower(f.Spec.ShortName) + "-",
+		GenerateName: namespacePrefix(f.Spec.ShortName),
 		Labels:       map[string]string{RunLabel: env.RunID, SpecLabel: f.Spec.ShortName},
 	}}, metav1.CreateOptions{})
 	if err != nil {
@@ -112,4 +112,14 @@ func usesFakeWebhooks(s spec.Spec) bool {
 		}
 	}
 	return false
+}
+
+// namespacePrefix keeps namespace names short: they end up inside label
+// values and webhook names, which have 63-character limits.
+func namespacePrefix(shortName string) string {
+	name := strings.ToLower(shortName)
+	if len(name) > 24 {
+		name = name[:24]
+	}
+	return "ac-" + name + "-"
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 
@@ -83,7 +84,7 @@ func (f *Framework) register(ctx context.Context, phase fakewebhook.Phase, name 
 		Name:           "marker-" + name,
 		Behaviour:      fakewebhook.Behaviour{Action: fakewebhook.Deny, Code: 403, Message: markerMessage(reg.Name)},
 		FailurePolicy:  admissionregistrationv1.Fail,
-		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{MarkerLabel: reg.Name}},
+		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{MarkerLabel: markerValue(reg.Name)}},
 	}
 	var specs []webhookSpec
 	for i, h := range append(hooks, marker) {
@@ -154,6 +155,14 @@ func (f *Framework) Labels() map[string]string {
 	return map[string]string{RunLabel: f.Env.RunID, SpecLabel: f.Spec.ShortName}
 }
 
+// markerValue is the marker label value for a configuration: a hash, since
+// configuration names may exceed the 63 characters a label value may have.
+func markerValue(config string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(config))
+	return fmt.Sprintf("m-%x", h.Sum64())
+}
+
 func markerMessage(config string) string { return "admission-conformance marker for " + config }
 
 // MarkerProbe creates (as a dry run, so nothing is stored) a ConfigMap
@@ -167,7 +176,7 @@ func (f *Framework) MarkerProbe(config string) enforce.Probe {
 		}
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 			GenerateName: "marker-",
-			Labels:       map[string]string{MarkerLabel: config},
+			Labels:       map[string]string{MarkerLabel: markerValue(config)},
 		}}
 		_, err = client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, cm, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		switch {

@@ -51,7 +51,7 @@ var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			webhook := reg.Hooks["broken"].FullName
 			series := map[string]string{"name": webhook, "type": tc.metricType}
-			before, err := metrics.Sum(ctx, f.Replicas, failOpenMetric, series)
+			before, err := metrics.Sum(ctx, cluster.MetricsConfigs(f.Env.Cluster), failOpenMetric, series)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 			cm := subject(f.Namespace)
@@ -66,7 +66,7 @@ var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 			}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).
 				Should(gomega.HaveKeyWithValue(tc.annotation, webhook), "the audit event of the request must name the webhook that failed open")
 
-			after, err := metrics.Sum(ctx, f.Replicas, failOpenMetric, series)
+			after, err := metrics.Sum(ctx, cluster.MetricsConfigs(f.Env.Cluster), failOpenMetric, series)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(after-before).To(gomega.BeNumerically("==", 1), "%s{name=%q,type=%q} must count the one fail-open", failOpenMetric, webhook, tc.metricType)
 		})

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+
 	"fmt"
 	"strings"
 	"time"
@@ -89,3 +90,62 @@ func within(f *harness.Framework, name string, d, lower, upper time.Duration, la
 	f.Record(m)
 	return m
 }
+
+// request identifies one request a matching spec sends.
+type request struct {
+	operation, resource, namespace, name, subresource string
+}
+
+// reached reports whether hook was called for req.
+func reached(f *harness.Framework, hook harness.RegisteredHook, req request) bool {
+	return len(f.Env.Webhooks.Journal().Where(func(c fakewebhook.Call) bool {
+		return c.Path == hook.Path && c.Operation == req.operation && c.Resource.Resource == req.resource && c.Namespace == req.namespace &&
+			c.Name == req.name && c.SubResource == req.subresource
+	})) > 0
+}
+
+// expectReach asserts, for every hook and request, that the hook was called
+// exactly when want says so.
+func expectReach(f *harness.Framework, reg *harness.Registration, requests map[string]request, want map[string][]string) {
+	for hook, shouldReach := range want {
+		registered, ok := reg.Hooks[hook]
+		gomega.ExpectWithOffset(1, ok).To(gomega.BeTrue(), "no hook %s", hook)
+		for name, req := range requests {
+			expected := contains(shouldReach, name)
+
+			gomega.ExpectWithOffset(1, reached(f, registered, req)).To(gomega.Equal(expected),
+				"hook %s must %sbe called for %s (%s %s %s/%s %s)", hook, map[bool]string{true: "", false: "not "}[expected],
+				name, req.operation, req.resource, req.namespace, req.name, req.subresource)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// waitForDefaultServiceAccount waits until pods can be created in ns: the
+// ServiceAccount admission plugin rejects them until the controller manager
+// has made the default ServiceAccount.
+func waitForDefaultServiceAccount(ctx context.Context, f *harness.Framework, ns string) {
+	gomega.EventuallyWithOffset(1, ctx, func() error {
+		_, err := f.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return err
+	}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
+}
+
+// pendingPod is a pod that never runs (the image is never pulled): specs
+// only need it to exist.
+func pendingPod(namespace, name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{probeLabel: name}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/admission-conformance/never-pulled"}}},
+	}
+}
+
+func allow() fakewebhook.Behaviour { return fakewebhook.Behaviour{Action: fakewebhook.Allow} }

@@ -78,6 +78,10 @@ func (c *Cluster) Topology() string {
 		c.apiserverCount, c.scheduled, c.controlled, len(c.nodes.Names()))
 }
 
+// MetricsShared implements cluster.SharedMetrics: the replicas are in one
+// process and share its metrics registry.
+func (c *Cluster) MetricsShared() bool { return true }
+
 // AuditLogPaths implements cluster.AuditLog.
 func (c *Cluster) AuditLogPaths() []string {
 	paths := make([]string, len(c.apiservers))

@@ -1,0 +1,66 @@
+package webhooks
+
+import (
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var matchingSelectors = spec.Spec{
+	ShortName:   "MatchingSelectors",
+	Suite:       "webhooks",
+	Description: "namespaceSelector matches on the labels of the object's namespace and objectSelector on the object's own labels; a request must satisfy both.",
+	Features:    []features.Name{features.ValidatingWebhook},
+	Profile:     spec.Core,
+	Seed:        "002 ExternalAdmissionHook: the webhook cares about an operation only where its rules (and scope) match",
+}
+
+var _ = harness.Describe(matchingSelectors, func(f *harness.Framework) {
+	ginkgo.It("namespaceSelector by namespace label, objectSelector by object label", func(ctx ginkgo.SpecContext) {
+		teamLabel := "admission-conformance.io/team"
+		labels := f.Labels()
+		labels[teamLabel] = f.Namespace
+		selected, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			GenerateName: f.Namespace + "-team-", Labels: labels}}, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		ginkgo.DeferCleanup(ignoreNotFound, f.Client.CoreV1().Namespaces().Delete, selected.Name)
+
+		byNamespace := &metav1.LabelSelector{MatchLabels: map[string]string{teamLabel: f.Namespace}}
+		reg, err := f.RegisterValidating(ctx, "selectors",
+			harness.Hook{Name: "by-namespace", Behaviour: allow(), NamespaceSelector: byNamespace},
+			harness.Hook{Name: "by-object", Behaviour: allow(),
+				ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"gold"}}}}},
+			harness.Hook{Name: "both", Behaviour: allow(), NamespaceSelector: byNamespace,
+				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "gold"}}},
+		)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+
+		create := func(ns, tier string) request {
+			cm := subject(ns)
+			if tier != "" {
+				cm.Labels["tier"] = tier
+			}
+			_, err := f.Client.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			return request{"CREATE", "configmaps", ns, cm.Name, ""}
+		}
+		// by-object keeps the harness's default namespaceSelector: the
+		// spec's namespace only.
+		expectReach(f, reg, map[string]request{
+			"selected-ns-gold":  create(selected.Name, "gold"),
+			"selected-ns-plain": create(selected.Name, ""),
+			"spec-ns-gold":      create(f.Namespace, "gold"),
+			"spec-ns-silver":    create(f.Namespace, "silver"),
+		}, map[string][]string{
+			"by-namespace": {"selected-ns-gold", "selected-ns-plain"},
+			"by-object":    {"spec-ns-gold"},
+			"both":         {"selected-ns-gold"},
+		})
+	})
+})
