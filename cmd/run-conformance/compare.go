@@ -21,7 +21,7 @@ func newCompareCommand() *cobra.Command {
 		Short: "List spec state changes and measurements that moved between two runs; exit 1 on a regression",
 		Long: `compare reads two runs, each a results.json, a report dir, or a history dir (its newest run),
 or one history dir (its two newest runs). It lists spec cases whose state changed and measurements
-that moved beyond both thresholds or crossed their bounds. A regression is a case that stopped
+that moved beyond every threshold or crossed their bounds. A regression is a case that stopped
 passing or started failing, or a measurement that grew beyond the thresholds or left its bounds.
 Exit codes: 0 no regression, 1 regressions, 2 bad input.`,
 		Args: cobra.RangeArgs(1, 2),
@@ -29,7 +29,7 @@ Exit codes: 0 no regression, 1 regressions, 2 bad input.`,
 			if output != "text" && output != "json" {
 				return usageError("--output must be text or json, got %q", output)
 			}
-			if th.Relative < 0 || th.Absolute < 0 {
+			if th.Relative < 0 || th.Absolute < 0 || th.OfBound < 0 {
 				return usageError("thresholds must not be negative")
 			}
 			old, cur, err := comparedRuns(args)
@@ -58,6 +58,7 @@ Exit codes: 0 no regression, 1 regressions, 2 bad input.`,
 	}
 	cmd.Flags().Float64Var(&th.Relative, "threshold-relative", th.Relative, "a measurement moved when it changed by more than this fraction of the old value (0.25 = 25%)")
 	cmd.Flags().DurationVar(&th.Absolute, "threshold-absolute", th.Absolute, "and, for measurements in time units, by more than this duration")
+	cmd.Flags().Float64Var(&th.OfBound, "threshold-of-bound", th.OfBound, "and, for measurements with an upper bound, by more than this fraction of the bound")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
 	return cmd
 }

@@ -16,17 +16,24 @@ import (
 )
 
 // Thresholds say how far a measurement may move before it counts as moved:
-// beyond both the relative and (for time units) the absolute threshold.
+// beyond the relative threshold, and the absolute one for time units, and,
+// for a measurement with an upper bound, beyond a fraction of that bound
+// (a propagation of 5 ms then 40 ms against a 1 s bound is noise).
 type Thresholds struct {
 	// Relative is a fraction of the old value (0.25 = 25 %).
-	Relative float64
+	Relative float64 `json:"relative"`
 	// Absolute applies to measurements whose unit is a time unit.
-	Absolute time.Duration
+	Absolute time.Duration `json:"absolute"`
+	// OfBound is a fraction of the measurement's upper bound, if it has one.
+	OfBound float64 `json:"ofBound"`
 }
 
-// DefaultThresholds ignore noise on fast loopback measurements.
+// DefaultThresholds ignore the noise seen between two runs on one machine:
+// loopback latencies jump by tens of milliseconds, and policy propagation
+// (policies recompile every second) moves by up to a second against its 2s
+// bound.
 func DefaultThresholds() Thresholds {
-	return Thresholds{Relative: 0.25, Absolute: 5 * time.Millisecond}
+	return Thresholds{Relative: 0.25, Absolute: 10 * time.Millisecond, OfBound: 0.25}
 }
 
 // StateChange is a case whose state differs. An empty state means the case
@@ -41,12 +48,15 @@ type StateChange struct {
 // MeasurementChange is a measurement that moved beyond the thresholds or
 // crossed its bounds.
 type MeasurementChange struct {
-	Case   string  `json:"case"`
-	Name   string  `json:"name"`
-	Labels string  `json:"labels,omitempty"`
-	Unit   string  `json:"unit"`
-	Old    float64 `json:"old"`
-	New    float64 `json:"new"`
+	Case   string `json:"case"`
+	Name   string `json:"name"`
+	Labels string `json:"labels,omitempty"`
+	// Occurrence tells repeats of one name and labels within a case apart
+	// (1 for the first).
+	Occurrence int     `json:"occurrence"`
+	Unit       string  `json:"unit"`
+	Old        float64 `json:"old"`
+	New        float64 `json:"new"`
 	// Relative is (new-old)/|old|; absent when old is 0.
 	Relative   *float64 `json:"relative,omitempty"`
 	Reason     string   `json:"reason"`
@@ -117,7 +127,7 @@ func (d *Diff) compareMeasurements(caseKey string, old, cur []results.Measuremen
 			continue
 		}
 		d.Compared++
-		change := MeasurementChange{Case: caseKey, Name: c.Name, Labels: labelString(c.Labels), Unit: c.Unit, Old: o.Value, New: c.Value}
+		change := MeasurementChange{Case: caseKey, Name: c.Name, Labels: labelString(c.Labels), Occurrence: c.occurrence, Unit: c.Unit, Old: o.Value, New: c.Value}
 		if o.Unit != c.Unit {
 			change.Reason = fmt.Sprintf("unit changed from %s to %s: not comparable", o.Unit, c.Unit)
 			d.Measurements = append(d.Measurements, change)
@@ -133,7 +143,7 @@ func (d *Diff) compareMeasurements(caseKey string, old, cur []results.Measuremen
 			change.Reason, change.Regression = "now out of its bounds", true
 		case !o.Within() && c.Within():
 			change.Reason = "back within its bounds"
-		case d.beyond(delta, rel, c.Unit):
+		case d.beyond(delta, rel, c.Measurement):
 			if delta > 0 {
 				change.Reason, change.Regression = "grew beyond the thresholds", true
 			} else {
@@ -146,11 +156,14 @@ func (d *Diff) compareMeasurements(caseKey string, old, cur []results.Measuremen
 	}
 }
 
-func (d Diff) beyond(delta, rel float64, unit string) bool {
+func (d Diff) beyond(delta, rel float64, m results.Measurement) bool {
 	if math.Abs(rel) <= d.Thresholds.Relative {
 		return false
 	}
-	if perSecond, ok := timeUnits[unit]; ok {
+	if m.Bound != nil && math.Abs(delta) <= d.Thresholds.OfBound*math.Abs(*m.Bound) {
+		return false
+	}
+	if perSecond, ok := timeUnits[m.Unit]; ok {
 		return math.Abs(delta) > d.Thresholds.Absolute.Seconds()*perSecond
 	}
 	return true
@@ -177,18 +190,22 @@ func byCase(r results.Results) map[string]results.Spec {
 	return out
 }
 
+// numbered is a measurement with its occurrence among those of the same
+// name and labels in its case.
+type numbered struct {
+	results.Measurement
+	occurrence int
+}
+
 // byMeasurement keys measurements by name and labels; repeats of one key
 // within a case are told apart by their order.
-func byMeasurement(ms []results.Measurement) map[string]results.Measurement {
-	out := map[string]results.Measurement{}
+func byMeasurement(ms []results.Measurement) map[string]numbered {
+	out := map[string]numbered{}
 	seen := map[string]int{}
 	for _, m := range ms {
-		key := m.Name + labelString(m.Labels)
-		seen[key]++
-		if seen[key] > 1 {
-			key += fmt.Sprintf("#%d", seen[key])
-		}
-		out[key] = m
+		base := m.Name + labelString(m.Labels)
+		seen[base]++
+		out[fmt.Sprintf("%s#%04d", base, seen[base])] = numbered{m, seen[base]}
 	}
 	return out
 }

@@ -36,10 +36,10 @@ func TestStateChangesAndSlowerMeasurementsAreRegressions(t *testing.T) {
 	set("MutatingBeforeValidatingOnCreate", results.Failed)   // passed -> failed
 	set("ConfigurationPropagatesWithinBound", results.Passed) // failed -> passed: improvement
 	set("MatchConditionsSkipWebhook", results.NotSupported)   // skipped -> not-supported: a change
-	cur.Specs[0].Measurements[0].Value = 0.8 * 10             // 0.8ms -> 8ms: +900 %, +7.2ms
+	cur.Specs[0].Measurements[0].Value = 0.8 * 25             // 0.8ms -> 20ms: +2400 %, +19.2ms
 	cur.Specs[5].Measurements[0].Value = 7.5 * 1.1            // +10 %: noise
 	cur.Specs[2].Measurements[2].Value = 1.6                  // fail-open 1.011s -> 1.6s, beyond its 1.5s bound
-	cur.Specs[5].Measurements[1].Value = 2                    // 8.9ms -> 2ms: faster
+	cur.Specs[1].Measurements[2].Value = 0.35                 // 1.4s -> 0.35s: back within the 1s bound
 	d := compare.Compare(old, cur, compare.DefaultThresholds())
 
 	regressions := map[string]bool{}
@@ -59,8 +59,8 @@ func TestStateChangesAndSlowerMeasurementsAreRegressions(t *testing.T) {
 	if m := got["fail-open-duration{attempt=3}"]; !m.Regression || m.Reason != "now out of its bounds" {
 		t.Errorf("a measurement leaving its bounds: %+v", m)
 	}
-	if m, ok := got["rejection-latency{node=node-1}"]; !ok || m.Regression {
-		t.Errorf("a faster measurement is listed, not a regression: %+v", m)
+	if m, ok := got["webhook-config-propagation{replica=2}"]; !ok || m.Regression || m.Reason != "back within its bounds" {
+		t.Errorf("a measurement back within its bounds is listed, not a regression: %+v", m)
 	}
 	if _, ok := got["rejection-latency{node=node-0}"]; ok {
 		t.Errorf("a 10%% move is within the default thresholds: %+v", d.Measurements)
@@ -72,7 +72,7 @@ func TestStateChangesAndSlowerMeasurementsAreRegressions(t *testing.T) {
 	d.WriteText(&text)
 	for _, want := range []string{
 		"REGRESSION ordering/MutatingBeforeValidatingOnCreate calls the mutating webhook first: passed -> failed",
-		"REGRESSION ordering/MutatingBeforeValidatingOnCreate calls the mutating webhook first mutating-answer-to-validating-call: 0.8 ms -> 8 ms (+900%)",
+		"REGRESSION ordering/MutatingBeforeValidatingOnCreate calls the mutating webhook first mutating-answer-to-validating-call: 0.8 ms -> 20 ms (+2400%)",
 		"3 regression(s)",
 	} {
 		if !strings.Contains(text.String(), want) {
@@ -85,10 +85,15 @@ func TestStateChangesAndSlowerMeasurementsAreRegressions(t *testing.T) {
 // counting; without a time unit only the relative threshold applies.
 func TestAbsoluteThresholdAppliesToTimeUnits(t *testing.T) {
 	mk := func(v float64, unit string) results.Results {
+		m := results.Measurement{Name: "x", Value: v, Unit: unit}
+		if unit == "s-bounded" {
+			bound := 1.0
+			m.Unit, m.Bound = "s", &bound
+		}
 		return results.Results{Specs: []results.Spec{{Suite: "s", Name: "case", State: results.Passed,
-			Measurements: []results.Measurement{{Name: "x", Value: v, Unit: unit}}}}}
+			Measurements: []results.Measurement{m}}}}
 	}
-	th := compare.Thresholds{Relative: 0.25, Absolute: 5 * time.Millisecond}
+	th := compare.Thresholds{Relative: 0.25, Absolute: 5 * time.Millisecond, OfBound: 0.1}
 	for _, c := range []struct {
 		old, cur   float64
 		unit       string
@@ -100,7 +105,9 @@ func TestAbsoluteThresholdAppliesToTimeUnits(t *testing.T) {
 		{0.001, 0.007, "s", true},
 		{10, 20, "calls", true}, // no time unit: relative only
 		{10, 11, "calls", false},
-		{0, 1, "calls", true}, // from zero
+		{0, 1, "calls", true},             // from zero
+		{0.005, 0.08, "s-bounded", false}, // +75ms: under 10 % of its 1s bound
+		{0.005, 0.3, "s-bounded", true},
 	} {
 		d := compare.Compare(mk(c.old, c.unit), mk(c.cur, c.unit), th)
 		if got := d.Regressions() == 1; got != c.regression {

@@ -24,20 +24,27 @@ func (d Diff) WriteText(w io.Writer) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "measurements beyond %.0f%% and %s or across their bounds (%d compared):\n",
-		d.Thresholds.Relative*100, d.Thresholds.Absolute, d.Compared)
+	fmt.Fprintf(w, "measurements that moved by more than %.0f%%, %s and %.0f%% of their bound, or across their bounds (%d compared):\n",
+		d.Thresholds.Relative*100, d.Thresholds.Absolute, d.Thresholds.OfBound*100, d.Compared)
 	if len(d.Measurements) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
 	for _, regression := range []bool{true, false} {
 		for _, m := range d.Measurements {
 			if m.Regression == regression {
-				fmt.Fprintf(w, "  %s %s %s%s: %g %s -> %g %s (%s): %s\n", mark(m.Regression), m.Case, m.Name, m.Labels,
-					m.Old, m.Unit, m.New, m.Unit, percent(m.Relative), m.Reason)
+				fmt.Fprintf(w, "  %s %s %s%s%s: %.4g %s -> %.4g %s (%s): %s\n", mark(m.Regression), m.Case, m.Name, m.Labels,
+					occurrence(m.Occurrence), m.Old, m.Unit, m.New, m.Unit, percent(m.Relative), m.Reason)
 			}
 		}
 	}
 	fmt.Fprintf(w, "%d regression(s)\n", d.Regressions())
+}
+
+func occurrence(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" #%d", n)
 }
 
 func orAbsent(s string) string {

@@ -11,7 +11,10 @@ import (
 
 // point is one measured value placed in a plot.
 type point struct {
-	label string // what tells it apart within its plot: labels, or the spec
+	// group is the case the value belongs to, shown as a heading above its
+	// values when a plot holds values of several cases; empty otherwise.
+	group string
+	label string // what tells it apart within its group: its labels
 	m     results.Measurement
 }
 
@@ -28,14 +31,19 @@ type Plot struct {
 // per name, in name order.
 func measurementPlots(res results.Results) []Plot {
 	groups := map[string][]point{}
-	specsOf := map[string]map[string]bool{}
+	casesOf := map[string]map[string]bool{}
 	for _, s := range res.Specs {
+		caseName := s.Suite + "/" + s.Name
 		for _, m := range s.Measurements {
-			groups[m.Name] = append(groups[m.Name], point{label: s.ShortName, m: m})
-			if specsOf[m.Name] == nil {
-				specsOf[m.Name] = map[string]bool{}
+			label := labelText(m.Labels)
+			if label == "" {
+				label = s.ShortName
 			}
-			specsOf[m.Name][s.ShortName] = true
+			groups[m.Name] = append(groups[m.Name], point{group: caseName, label: label, m: m})
+			if casesOf[m.Name] == nil {
+				casesOf[m.Name] = map[string]bool{}
+			}
+			casesOf[m.Name][caseName] = true
 		}
 	}
 	names := make([]string, 0, len(groups))
@@ -46,15 +54,9 @@ func measurementPlots(res results.Results) []Plot {
 	var plots []Plot
 	for _, name := range names {
 		points := groups[name]
-		for i := range points {
-			// Within one spec the labels (replica, node...) tell values
-			// apart; across specs the spec's name comes first.
-			labels := labelText(points[i].m.Labels)
-			switch {
-			case len(specsOf[name]) == 1 && labels != "":
-				points[i].label = labels
-			case labels != "":
-				points[i].label += " " + labels
+		if len(casesOf[name]) == 1 {
+			for i := range points {
+				points[i].group = ""
 			}
 		}
 		p := Plot{Name: name, Unit: points[0].m.Unit, Count: len(points)}
@@ -74,9 +76,21 @@ func measurementPlots(res results.Results) []Plot {
 // value as a dot, green within its bounds and red outside.
 func boundsPlot(name string, points []point) template.HTML {
 	const (
-		width, left, right = 900.0, 260.0, 110.0
-		top, row, axis     = 12.0, 28.0, 44.0
+		width, left, right = 900.0, 320.0, 100.0
+		top, row, axis     = 12.0, 26.0, 44.0
 	)
+	// Rows: a heading row wherever the case changes, then its values.
+	type line struct {
+		heading string
+		p       *point
+	}
+	var rows []line
+	for i := range points {
+		if g := points[i].group; g != "" && (i == 0 || points[i-1].group != g) {
+			rows = append(rows, line{heading: g})
+		}
+		rows = append(rows, line{p: &points[i]})
+	}
 	max := 0.0
 	for _, p := range points {
 		max = math.Max(max, p.m.Value)
@@ -89,17 +103,22 @@ func boundsPlot(name string, points []point) template.HTML {
 	}
 	ticks := niceTicks(max*1.05, 5)
 	sc := scale{max: ticks[len(ticks)-1], from: left, to: width - right}
-	height := top + row*float64(len(points)) + axis
+	height := top + row*float64(len(rows)) + axis
 	s := newSVG(width, height, name+" against its bounds")
-	bottom := top + row*float64(len(points))
+	bottom := top + row*float64(len(rows))
 	for _, t := range ticks {
 		x := sc.at(t)
 		s.line(x, top-4, x, bottom, "grid")
 		s.text(x, bottom+16, "middle", "tick", formatValue(t))
 	}
 	s.text(width-right, bottom+32, "end", "tick", "values in "+points[0].m.Unit)
-	for i, p := range points {
+	for i, r := range rows {
 		y := top + row*float64(i) + row/2
+		if r.p == nil {
+			s.text(8, y+4, "start", "group", truncate(r.heading, 140))
+			continue
+		}
+		p := *r.p
 		m := p.m
 		if m.Lower != nil || m.Bound != nil {
 			lo, hi := 0.0, sc.max
@@ -123,7 +142,7 @@ func boundsPlot(name string, points []point) template.HTML {
 		}
 		s.line(left, y, sc.at(m.Value), y, "stem "+class)
 		s.circle(sc.at(m.Value), y, 5.5, "dot "+class, fmt.Sprintf("%s %s = %s %s%s", p.label, m.Name, formatValue(m.Value), m.Unit, verdict))
-		s.text(left-10, y+4, "end", "label", truncate(p.label, 38))
+		s.text(left-10, y+4, "end", "label", truncate(p.label, 46))
 		s.text(width-right+8, y+4, "start", "value "+class, formatValue(m.Value)+" "+m.Unit+map[bool]string{true: "", false: " ✗"}[m.Within()])
 	}
 	s.line(left, bottom, width-right, bottom, "axis")
