@@ -114,7 +114,9 @@ func runConformance(out io.Writer, o runOptions) error {
 		return usageError("%v", err)
 	}
 	s := res.Summary
-	fmt.Fprintf(out, "%d passed, %d failed, %d skipped, %d not supported; %s\n", s.Passed, s.Failed, s.Skipped, s.NotSupported, profileSummary(rep))
+	notSelected := s.Total - selected(res)
+	fmt.Fprintf(out, "%d passed, %d failed, %d skipped, %d not supported, %d not selected; %s\n",
+		s.Passed, s.Failed, s.Skipped-notSelected, s.NotSupported, notSelected, profileSummary(rep))
 	fmt.Fprintf(out, "reports in %s: %s\n", o.ReportDir, strings.Join(reportFiles, ", "))
 	if closeErr != nil {
 		return usageError("tear-down failed: %v", closeErr)
