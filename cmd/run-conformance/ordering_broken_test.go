@@ -92,11 +92,16 @@ func runBroken(t *testing.T, apiserverArg string, extra []string, shortNames ...
 	return readResults(t, report)
 }
 
-// expectFailed checks that every case of shortName failed with a message
-// containing each of want.
-func expectFailed(t *testing.T, res results.Results, shortName string, want ...string) {
+// expectFailed checks that every case of shortName whose name contains
+// caseName failed with a message containing each of want.
+func expectFailed(t *testing.T, res results.Results, shortName, caseName string, want ...string) {
 	t.Helper()
+	matched := 0
 	for _, c := range casesOf(t, res, shortName) {
+		if !strings.Contains(c.Name, caseName) {
+			continue
+		}
+		matched++
 		if c.State != results.Failed {
 			t.Errorf("%s: state %s, want failed", c.Name, c.State)
 			continue
@@ -105,6 +110,20 @@ func expectFailed(t *testing.T, res results.Results, shortName string, want ...s
 			if !strings.Contains(c.Message, w) {
 				t.Errorf("%s: message does not say %q:\n%s", c.Name, w, c.Message)
 			}
+		}
+	}
+	if matched == 0 {
+		t.Errorf("no case of %s is named like %q", shortName, caseName)
+	}
+}
+
+// expectPassed checks that every case of shortName passed: a control that the
+// broken plane breaks only what depends on the missing mechanism.
+func expectPassed(t *testing.T, res results.Results, shortName string) {
+	t.Helper()
+	for _, c := range casesOf(t, res, shortName) {
+		if c.State != results.Passed {
+			t.Errorf("%s: state %s, want passed: %s", c.Name, c.State, c.Message)
 		}
 	}
 }
@@ -118,7 +137,33 @@ func expectFailed(t *testing.T, res results.Results, shortName string, want ...s
 // tell "not yet" from "never" except by a bound.
 func TestOrderingSpecsFailWithoutTheMutatingWebhookPlugin(t *testing.T) {
 	res := runBroken(t, "--disable-admission-plugins=MutatingAdmissionWebhook", []string{"--bound", "webhookReady=2s"},
-		"MutatingBeforeValidating", "ValidatorsSeeFinalObject")
-	expectFailed(t, res, "MutatingBeforeValidating", "the mutating webhooks must be called at all", "-mutate-a", "not enforced")
-	expectFailed(t, res, "ValidatorsSeeFinalObject", "the mutating webhooks must be called at all", "-mutate", "not enforced")
+		"MutatingBeforeValidating", "ValidatorsSeeFinalObject", "ValidatingWebhooksInParallel")
+	expectFailed(t, res, "MutatingBeforeValidating", "", "the mutating webhooks must be called at all", "-mutate-a", "not enforced")
+	expectFailed(t, res, "ValidatorsSeeFinalObject", "", "the mutating webhooks must be called at all", "-mutate", "not enforced")
+	expectPassed(t, res, "ValidatingWebhooksInParallel") // validating webhooks alone still work
+}
+
+// Without the ResourceQuota plugin, no quota check follows the mutating
+// webhooks. For the spec that is the chain it must catch: a claim the webhook
+// raised above the quota is admitted, exactly what a quota judging the
+// submitted value (a quota before the webhooks) would do. The case fails on
+// its contract assertion; set-up (the quota's status comes from the quota
+// controller, not the plugin) still succeeds.
+func TestQuotaSpecFailsWithoutTheResourceQuotaPlugin(t *testing.T) {
+	res := runBroken(t, "--disable-admission-plugins=ResourceQuota", nil, "ResourceQuotaJudgesWebhookMutations", "LimitRangerAroundWebhooks")
+	expectFailed(t, res, "ResourceQuotaJudgesWebhookMutations", "rejects a claim the webhook raised above the quota",
+		"the ResourceQuota must judge the written value and reject it")
+	expectPassed(t, res, "LimitRangerAroundWebhooks") // the failure is the quota's alone
+}
+
+// Without LimitRanger, nothing defaults the pod before the validating
+// webhooks see it, and nothing enforces the maximum on the limit the mutating
+// webhook wrote: both cases fail on their contract assertions, as they would
+// if LimitRanger's defaults came after the validating webhooks or its
+// validation before the mutating ones.
+func TestLimitRangerSpecFailsWithoutLimitRanger(t *testing.T) {
+	res := runBroken(t, "--disable-admission-plugins=LimitRanger", nil, "LimitRangerAroundWebhooks", "ResourceQuotaJudgesWebhookMutations")
+	expectFailed(t, res, "LimitRangerAroundWebhooks", "applies its defaults", "the validating webhook must see LimitRanger's default cpu request")
+	expectFailed(t, res, "LimitRangerAroundWebhooks", "enforces its maximum", "LimitRanger's validation must judge the written value")
+	expectPassed(t, res, "ResourceQuotaJudgesWebhookMutations") // the failure is LimitRanger's alone
 }

@@ -74,8 +74,14 @@ var _ = harness.Describe(limitRangerAroundWebhooks, func(f *harness.Framework) {
 		max := lr.Spec.Limits[0].Max[corev1.ResourceCPU]
 		above := max.DeepCopy()
 		above.Add(resource.MustParse("500m"))
+		// The webhook writes the container's whole resources, so that its
+		// patch applies whether or not LimitRanger's defaults are there.
+		request := lr.Spec.Limits[0].DefaultRequest[corev1.ResourceCPU]
 		m, err := f.RegisterMutating(ctx, "mutate", harness.Hook{Name: "raise", Rules: pods,
-			Behaviour: patch(fakewebhook.PatchOperation{Op: "add", Path: "/spec/containers/0/resources/limits/cpu", Value: above.String()})})
+			Behaviour: patch(fakewebhook.PatchOperation{Op: "add", Path: "/spec/containers/0/resources", Value: map[string]any{
+				"limits":   map[string]string{"cpu": above.String()},
+				"requests": map[string]string{"cpu": request.String()},
+			}})})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 		nonce := newNonce()
