@@ -180,3 +180,47 @@ func TestReportCommandRebuildsReports(t *testing.T) {
 		}
 	}
 }
+
+// A failed case carries what the fake webhooks saw during it, into
+// results.json, run.log, junit.xml and report.html. Without the mutating
+// webhook plugin the spec's mutating configuration is never enforced, after
+// its validating ones were (their marker calls are in the journal).
+func TestFailedCaseCarriesTheWebhookJournal(t *testing.T) {
+	reportDir := t.TempDir()
+	r := runCLI(t, "run", "--suite", "ordering", "--label-filter", "spec:MutatingBeforeValidating", "--focus", "on create$",
+		"--apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook", "--bound", "webhookReady=3s", "--report-dir", reportDir)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	var failed []results.Spec
+	for _, s := range readResults(t, reportDir).Specs {
+		if s.State == results.Failed {
+			failed = append(failed, s)
+		}
+	}
+	if len(failed) == 0 {
+		t.Fatal("no case failed")
+	}
+	for _, s := range failed {
+		if s.Journal == nil || len(s.Journal.Calls) == 0 {
+			t.Errorf("%s failed without a journal excerpt: %+v", s.Name, s.Journal)
+			continue
+		}
+		for _, c := range s.Journal.Calls {
+			if c.Phase != "validating" {
+				t.Errorf("a %s webhook was called on a control plane without the mutating plugin: %+v", c.Phase, c)
+			}
+		}
+	}
+	runLog, _ := os.ReadFile(filepath.Join(reportDir, runLogName))
+	html, _ := os.ReadFile(filepath.Join(reportDir, "report.html"))
+	junitXML, _ := os.ReadFile(filepath.Join(reportDir, junit.FileName))
+	for name, content := range map[string]string{"run.log": string(runLog), "junit.xml": string(junitXML)} {
+		if !strings.Contains(content, "webhook calls during the case") {
+			t.Errorf("%s lacks the journal excerpt", name)
+		}
+	}
+	if !strings.Contains(string(html), "What the fake webhooks saw, in order") {
+		t.Errorf("report.html lacks the journal excerpt")
+	}
+}
