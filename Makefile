@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: build conformance test bench lint clean
+.PHONY: build conformance test bench lint clean report-screenshot
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -22,6 +22,13 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./framework/cluster/embedded/
+
+# Renders the HTML report of a synthetic run in headless Chromium (Debian:
+# apt-get install chromium) and checks the plots are visible; the page and
+# the screenshot land in $(ARTIFACTS)/report-screenshot/. Without chromium
+# the test is reported as skipped.
+report-screenshot:
+	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test -count=1 -v -run TestReportRendersInChromium ./framework/report/htmlreport/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
