@@ -19,19 +19,44 @@ const Image = "registry.k8s.io/pause:3.10"
 
 // Pod is a minimal pod called name in the case's namespace, bound to node by
 // spec.nodeName so no scheduler takes part. It mounts no token, so that
-// nothing but admission stands between the node and running it.
+// nothing but admission stands between the node and running it. Its
+// deletion is graceful: the pod leaves the API only once its kubelet has
+// stopped it, so a pod that is gone no longer counts on its node.
 func Pod(f *harness.Framework, node, name string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace,
 			Labels: map[string]string{harness.RunLabel: f.Env.RunID}},
 		Spec: corev1.PodSpec{
-			NodeName:                      node,
-			AutomountServiceAccountToken:  ptr.To(false),
-			RestartPolicy:                 corev1.RestartPolicyNever,
-			TerminationGracePeriodSeconds: ptr.To[int64](0),
-			Containers:                    []corev1.Container{{Name: "c", Image: Image}},
+			NodeName:                     node,
+			AutomountServiceAccountToken: ptr.To(false),
+			RestartPolicy:                corev1.RestartPolicyNever,
+			Containers:                   []corev1.Container{{Name: "c", Image: Image}},
 		},
 	}
+}
+
+// DeletePods deletes every pod of the case's namespace and waits (up to the
+// Cleanup bound) until they are gone, so the next case finds the node's
+// places free rather than held by pods still stopping.
+func DeletePods(ctx context.Context, f *harness.Framework) error {
+	pods := f.Client.CoreV1().Pods(f.Namespace)
+	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	var left int
+	err := wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, f.Bounds.Cleanup.Duration, true,
+		func(ctx context.Context) (bool, error) {
+			list, err := pods.List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			left = len(list.Items)
+			return left == 0, nil
+		})
+	if err != nil {
+		return fmt.Errorf("%d pod(s) of %s still there: %w", left, f.Namespace, err)
+	}
+	return nil
 }
 
 // Decide creates pod and waits (up to the ObjectState bound) for its node's

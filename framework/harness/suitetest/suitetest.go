@@ -6,6 +6,8 @@
 //
 //	ADMISSION_CONFORMANCE_KUBECONFIG   run against this cluster instead of an embedded one
 //	ADMISSION_CONFORMANCE_APISERVERS   embedded apiserver replicas (default 1)
+//	ADMISSION_CONFORMANCE_NODES        embedded hollow nodes (default 1 for nodeadmit, else 0);
+//	                                   a suite with nodes calls nodes.RunIfChild in its TestMain
 //	ADMISSION_CONFORMANCE_REPORT_DIR   write results.json and components.log here
 package suitetest
 
@@ -23,6 +25,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/logs"
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
 )
@@ -45,7 +48,7 @@ func Run(t *testing.T, suite string) {
 	logs.RedirectComponents(componentLog)
 
 	b := bounds.Defaults()
-	provider, err := providerFromEnv(componentLog, b)
+	provider, err := providerFromEnv(suite, componentLog, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +76,7 @@ func Run(t *testing.T, suite string) {
 	}
 }
 
-func providerFromEnv(componentLog io.Writer, b bounds.Bounds) (cluster.Provider, error) {
+func providerFromEnv(suite string, componentLog io.Writer, b bounds.Bounds) (cluster.Provider, error) {
 	if path := os.Getenv("ADMISSION_CONFORMANCE_KUBECONFIG"); path != "" {
 		return kubeconfig.New(kubeconfig.WithPath(path)), nil
 	}
@@ -85,6 +88,18 @@ func providerFromEnv(componentLog io.Writer, b bounds.Bounds) (cluster.Provider,
 		}
 		replicas = n
 	}
+	nodeCount := 0
+	if suite == "nodeadmit" {
+		nodeCount = 1
+	}
+	if v := os.Getenv("ADMISSION_CONFORMANCE_NODES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, err
+		}
+		nodeCount = n
+	}
 	return embedded.New(embedded.WithAPIServers(replicas), embedded.WithComponentLog(componentLog),
-		embedded.WithStartTimeout(b.ClusterStart.Duration), embedded.WithPollInterval(b.PollInterval.Duration)), nil
+		embedded.WithStartTimeout(b.ClusterStart.Duration), embedded.WithPollInterval(b.PollInterval.Duration),
+		embedded.WithNodes(nodeCount, nodes.DefaultSpec())), nil
 }

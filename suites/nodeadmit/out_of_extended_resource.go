@@ -1,0 +1,41 @@
+package nodeadmit
+
+import (
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var rejectsOutOfExtendedResource = spec.Spec{
+	ShortName: "KubeletRejectsOutOfExtendedResource",
+	Suite:     "nodeadmit",
+	Description: "A pod bound to a node that asks for more of an extended resource than the node advertises is rejected by the " +
+		"kubelet with Reason OutOf<resource name>.",
+	Features: builtInFeatures,
+	Profile:  spec.Extended,
+	Seed:     seedBuiltIn,
+}
+
+var _ = harness.Describe(rejectsOutOfExtendedResource, func(f *harness.Framework) {
+	ginkgo.It("fails the pod with Reason OutOf<resource> and leaves it in place", func(ctx ginkgo.SpecContext) {
+		node := builtInNode(f)
+		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		name, have, ok := nodeadmit.ExtendedResource(n)
+		if !ok {
+			ginkgo.Skip(notSupported("node " + node + " advertises no extended resource"))
+		}
+		pod := subject(f, node, "subject")
+		want := have.DeepCopy()
+		want.Add(resource.MustParse("1"))
+		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{name: want}
+		pod.Spec.Containers[0].Resources.Limits = corev1.ResourceList{name: want}
+		expectNodeRejects(ctx, f, node, pod, rejection{reason: "OutOf" + string(name)})
+	})
+})

@@ -1,0 +1,53 @@
+package nodeadmit
+
+import (
+	"context"
+	"time"
+
+	"github.com/onsi/gomega"
+
+	"github.com/admission-conformance/admission-conformance/framework/bounds"
+	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
+)
+
+var pluginsRunInParallel = spec.Spec{
+	ShortName: "NodePluginsRunInParallel",
+	Suite:     "nodeadmit",
+	Description: "Two node admission plugins that each take 1 s to admit a pod are asked at the same time: the pod is " +
+		"admitted in about 1 s, not 2 s.",
+	Features: pluginFeatures,
+	Profile:  spec.Reference,
+	Seed:     seedParallel,
+}
+
+// slowAnswer is how long each plugin takes.
+const slowAnswer = time.Second
+
+var _ = harness.Describe(pluginsRunInParallel, func(f *harness.Framework) {
+	forEachType("admits a pod two slow plugins admit in the time of one", func(ctx context.Context, t nodeadmission.PluginType) {
+		slow := fakenodeplugin.Behaviour{Action: fakenodeplugin.Admit, Delay: bounds.D(slowAnswer)}
+		a, b := fakePlugin("slow-a", t, slow), fakePlugin("slow-b", t, slow)
+		node, installed := installWithControl(ctx, f, a, b)
+		pod, d := decideSubject(ctx, f, node)
+		gomega.Expect(d.Admitted).To(gomega.BeTrue(), "rejected (%s: %s)", pod.Status.Reason, pod.Status.Message)
+
+		// Called one after the other they would take 2 s; together, 1 s
+		// plus the node's own work.
+		bound := slowAnswer + f.Bounds.TimingSlack.Duration
+		m := results.Measurement{Name: "admission-latency-two-slow-plugins", Value: ms(d.Latency), Unit: "ms",
+			Lower: ptrTo(ms(slowAnswer)), Bound: ptrTo(ms(bound)), Labels: map[string]string{"type": string(t)}}
+		f.Record(m)
+		gomega.Expect(m.Within()).To(gomega.BeTrue(), "admission took %s, want within [%s, %s]", d.Latency, slowAnswer, bound)
+
+		// The journals show it directly: each plugin got the pod before
+		// the other answered.
+		ia, ib := expectAsked(installed, a.Name, pod, 1)[0], expectAsked(installed, b.Name, pod, 1)[0]
+		gomega.Expect(ia.Answered() && ib.Answered()).To(gomega.BeTrue(), "both plugins answered")
+		gomega.Expect(ia.ReceivedNanos).To(gomega.BeNumerically("<", ib.AnsweredNanos), "slow-a was asked only after slow-b answered")
+		gomega.Expect(ib.ReceivedNanos).To(gomega.BeNumerically("<", ia.AnsweredNanos), "slow-b was asked only after slow-a answered")
+	})
+})
