@@ -24,6 +24,14 @@ var connectReachesAdmission = spec.Spec{
 	Manifests: []string{"ordering/pod.yaml"},
 }
 
+// Seed steps checked: the proposed connect flow (decode the connect options;
+// admit.Validate; connecter.Connect). kube-apiserver 1.36
+// (handlers.ConnectResource) runs mutating, then validating admission on the
+// decoded options, then connects; the case asserts that. Admission precedes
+// the connection attempt, so a pod with no node (the embedded cluster has
+// none) is enough: the exec is admitted, then fails with 400 "does not have a
+// host assigned". CONNECT hooks match pods/exec with an empty objectSelector:
+// the options object has no labels, and a non-empty selector never matches.
 var _ = harness.Describe(connectReachesAdmission, func(f *harness.Framework) {
 	ginkgo.It("calls admission with CONNECT before connecting", func(ctx ginkgo.SpecContext) {
 		gomega.Expect(ensureDefaultServiceAccount(ctx, f)).To(gomega.Succeed())

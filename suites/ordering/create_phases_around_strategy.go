@@ -26,6 +26,14 @@ var createPhasesAroundStrategy = spec.Spec{
 	Manifests: []string{"ordering/deployment.yaml"},
 }
 
+// Seed steps checked: the proposed create flow (decode request;
+// admit.ApplyMutations; r.BeforeCreate; r.Validate; admit.Validate), which
+// kube-apiserver 1.36 follows: the create handler calls mutating admission,
+// then the registry's Create runs BeforeCreate (PrepareForCreate,
+// FillObjectMetaSystemFields, GenerateName, strategy validation) and calls
+// validating admission before storing. Defaults are the exception to "after
+// the strategy": kube-apiserver applies them while decoding, so mutating
+// admission sees them too, and the case asserts that.
 var _ = harness.Describe(createPhasesAroundStrategy, func(f *harness.Framework) {
 	ginkgo.It("calls mutating admission before r.BeforeCreate and validating admission after it", func(ctx ginkgo.SpecContext) {
 		deployments := rule("apps", ops(opCreate), "deployments")

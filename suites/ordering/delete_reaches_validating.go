@@ -24,6 +24,15 @@ var deleteReachesValidating = spec.Spec{
 	Manifests: []string{"ordering/configmap.yaml"},
 }
 
+// Seed steps checked: the proposed delete flows (r.Get; r.BeforeDelete;
+// admit.Validate with the object; r.Delete). kube-apiserver 1.36 goes further
+// than the seed: it runs the whole chain, mutating then validating, inside the
+// registry's delete after reading the object
+// (rest.AdmissionToValidateObjectDeleteFunc), both with the stored object as
+// oldObject and no object; the case asserts that. For a DELETE collection
+// the AdmissionReview's name is empty (one set of attributes serves the whole
+// collection), so only the oldObject tells the calls apart; the case does
+// not assert the name.
 var _ = harness.Describe(deleteReachesValidating, func(f *harness.Framework) {
 	// register hooks that see only deletes of configmaps.
 	register := func(ctx ginkgo.SpecContext) (mutating, validating harness.RegisteredHook) {

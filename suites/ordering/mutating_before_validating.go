@@ -131,6 +131,8 @@ var requestFlows = []requestFlow{
 		}},
 }
 
+// The calls of one request are found by a nonce the request's object
+// carries (requestAnnotation), not by AdmissionReview uid, which is per call.
 var _ = harness.Describe(mutatingBeforeValidating, func(f *harness.Framework) {
 	ginkgo.DescribeTable("calls every mutating webhook before any validating webhook", append([]any{
 		func(ctx ginkgo.SpecContext, flow requestFlow) {
