@@ -38,7 +38,8 @@ type Hook struct {
 	MatchConditions         []admissionregistrationv1.MatchCondition
 	SideEffects             *admissionregistrationv1.SideEffectClass
 	AdmissionReviewVersions []string
-	// ObjectSelector is combined with the exclusion of marker objects.
+	// ObjectSelector is combined with the exclusion of marker objects when
+	// the rules match CREATE (markers are creates; see webhookSpec).
 	ObjectSelector *metav1.LabelSelector
 	// NamespaceSelector defaults to the spec's namespace.
 	NamespaceSelector *metav1.LabelSelector
