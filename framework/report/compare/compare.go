@@ -33,7 +33,7 @@ type Thresholds struct {
 // (policies recompile every second) moves by up to a second against its 2s
 // bound.
 func DefaultThresholds() Thresholds {
-	return Thresholds{Relative: 0.25, Absolute: 10 * time.Millisecond, OfBound: 0.25}
+	return Thresholds{Relative: 0.25, Absolute: 10 * time.Millisecond, OfBound: 0.5}
 }
 
 // StateChange is a case whose state differs. An empty state means the case
