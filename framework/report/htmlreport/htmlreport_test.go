@@ -216,3 +216,26 @@ func TestReportWithoutHistoryOrMeasurements(t *testing.T) {
 		t.Errorf("empty sections are shown")
 	}
 }
+
+// A case that measures one thing several times contributes one point per
+// run to its trend (the median), not one per sample.
+func TestTrendHasOnePointPerRun(t *testing.T) {
+	run := func(at time.Time, values ...float64) results.Results {
+		s := results.Spec{Suite: "webhooks", ShortName: "P", Name: "P case", Profile: "core", State: results.Passed}
+		for _, v := range values {
+			s.Measurements = append(s.Measurements, results.Measurement{Name: "propagation", Value: v, Unit: "s"})
+		}
+		return results.Results{StartedAt: at, FinishedAt: at, Specs: []results.Spec{s}}
+	}
+	history := []results.Results{run(t0, 0.1, 0.9, 0.2), run(t0.Add(time.Hour), 0.3, 0.4, 0.5)}
+	_, doc := render(t, htmlreport.Input{Results: history[1], Report: report.Build(history[1], nil), History: history})
+	var points []string
+	walk(doc, func(n *html.Node) {
+		if n.Data == "circle" && hasClass(n, "trend-dot") {
+			points = append(points, text(n))
+		}
+	})
+	if len(points) != 2 || !strings.Contains(points[0], ": 0.2 s") || !strings.Contains(points[1], ": 0.4 s") {
+		t.Errorf("trend points %q, want the two runs' medians 0.2 and 0.4", points)
+	}
+}

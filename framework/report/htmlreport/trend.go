@@ -45,6 +45,10 @@ func trends(runs []results.Results) []Trend {
 	series := map[key][]seriesPoint{}
 	units := map[string]string{}
 	for i, r := range runs {
+		// A case may measure one thing several times (samples); a run
+		// contributes their median, so each series has one point per run.
+		perRun := map[key][]results.Measurement{}
+		var order []key
 		for _, s := range r.Specs {
 			for _, m := range s.Measurements {
 				label := s.ShortName
@@ -52,9 +56,16 @@ func trends(runs []results.Results) []Trend {
 					label += " " + l
 				}
 				k := key{m.Name, label}
-				series[k] = append(series[k], seriesPoint{run: i, value: m.Value, m: m})
+				if _, seen := perRun[k]; !seen {
+					order = append(order, k)
+				}
+				perRun[k] = append(perRun[k], m)
 				units[m.Name] = m.Unit
 			}
+		}
+		for _, k := range order {
+			m := median(perRun[k])
+			series[k] = append(series[k], seriesPoint{run: i, value: m.Value, m: m})
 		}
 	}
 	byName := map[string][]string{}
@@ -154,4 +165,12 @@ func trendChart(name, unit string, runs []results.Results, legend []TrendSeries,
 	}
 	s.line(left, height-axis, width-right, height-axis, "axis")
 	return s.html()
+}
+
+// median returns the measurement with the median value (the lower middle
+// one for an even count), keeping its bounds.
+func median(ms []results.Measurement) results.Measurement {
+	sorted := append([]results.Measurement(nil), ms...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Value < sorted[j].Value })
+	return sorted[(len(sorted)-1)/2]
 }
