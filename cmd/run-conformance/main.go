@@ -14,7 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
+
 	// The suites register their specs at init.
+	_ "github.com/admission-conformance/admission-conformance/suites/nodeadmit"
 	_ "github.com/admission-conformance/admission-conformance/suites/ordering"
 	_ "github.com/admission-conformance/admission-conformance/suites/webhooks"
 )
@@ -39,6 +42,7 @@ func usageError(format string, args ...any) error {
 }
 
 func main() {
+	nodes.RunIfChild() // this binary is also the embedded cluster's nodes
 	os.Exit(run(os.Args[1:]))
 }
 
@@ -69,7 +73,7 @@ func newRootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand())
+	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand(), newHollowNodeCommand())
 	return root
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
@@ -17,6 +18,7 @@ import (
 const asMain = "RUN_CONFORMANCE_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
+	nodes.RunIfChild() // the embedded cluster's nodes are this binary too
 	if os.Getenv(asMain) == "1" {
 		os.Exit(run(os.Args[1:]))
 	}

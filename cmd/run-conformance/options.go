@@ -30,6 +30,7 @@ type runOptions struct {
 	Focus             []string      `json:"focus,omitempty"`
 	Skip              []string      `json:"skip,omitempty"`
 	ReportDir         string        `json:"reportDir"`
+	Nodes             int           `json:"nodes"`
 	Bounds            bounds.Bounds `json:"bounds"`
 	// Implementation is what is tested, for report.yaml.
 	Implementation report.Implementation `json:"implementation"`
@@ -40,6 +41,7 @@ type runOptions struct {
 	// Flag-only.
 	optionsFile string
 	boundFlags  []string
+	nodeFault   string
 	rerunFailed string
 	// rerunFilter is the label filter --rerun-failed selects (validate
 	// sets it); empty with rerunFailed set means nothing failed.
@@ -47,7 +49,7 @@ type runOptions struct {
 }
 
 func defaultRunOptions() runOptions {
-	return runOptions{Provider: "embedded", APIServers: 1, ReportDir: "_artifacts", Bounds: bounds.Defaults()}
+	return runOptions{Provider: "embedded", APIServers: 1, Nodes: 1, ReportDir: "_artifacts", Bounds: bounds.Defaults()}
 }
 
 // addFlags binds the flags to o, with o's current values as defaults (so
@@ -66,6 +68,9 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Focus, "focus", o.Focus, "run only specs whose text matches this regular expression, repeatable")
 	fs.StringArrayVar(&o.Skip, "skip", o.Skip, "skip specs whose text matches this regular expression, repeatable")
 	fs.StringVar(&o.ReportDir, "report-dir", o.ReportDir, "where results.json, report.yaml, junit.xml, run.log, report.html and components.log are written")
+	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "hollow kubelets (real kubelet admission code, fake runtime) to start, each a child process (provider embedded); the nodeadmit suite needs at least 1")
+	fs.StringVar(&o.nodeFault, "node-fault", o.nodeFault, "break the nodes on purpose, for the harness's own tests: no-predicates, reasons-differ or plugins-fail-open")
+	_ = fs.MarkHidden("node-fault")
 	fs.StringVar(&o.History, "history", o.History, "keep a copy of this run's results in DIR/<start time>/ and show trends over the kept runs in report.html")
 	fs.StringVar(&o.rerunFailed, "rerun-failed", o.rerunFailed, "run only the specs that failed in this results.json (or report dir, or history dir: its newest run)")
 	addImplementationFlags(fs, &o.Implementation)
@@ -163,6 +168,9 @@ func (o *runOptions) validate() error {
 		}
 	default:
 		return usageError("unknown provider %q: use embedded or kubeconfig", o.Provider)
+	}
+	if err := o.validateNodes(); err != nil {
+		return err
 	}
 	if o.ReportDir == "" {
 		return usageError("--report-dir must not be empty")

@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -62,7 +61,7 @@ func warmUpNode(ctx context.Context, client kubernetes.Interface, n *node, o Opt
 			return fmt.Errorf("%s warm-up: %w", n.config.Name, err)
 		}
 		if d.Admitted {
-			return fmt.Errorf("%s warm-up: admitted a pod asking for more CPU than it has", n.config.Name)
+			return fmt.Errorf("%s warm-up: admitted a pod setting an unsafe sysctl it does not allow", n.config.Name)
 		}
 		latencies = append(latencies, d.Latency)
 		k := len(latencies)
@@ -73,8 +72,10 @@ func warmUpNode(ctx context.Context, client kubernetes.Interface, n *node, o Opt
 	}
 }
 
-// warmUpPod asks for more CPU than any hollow node has, so every kubelet,
-// even a deliberately broken one, decides quickly one way or the other.
+// warmUpPod sets a sysctl outside the kubelet's safe set. The kubelet's
+// sysctl handler rejects it ahead of the predicate handler and of any plugin
+// host, so even the harness's deliberately broken nodes reject it, and the
+// warm-up never calls a plugin.
 func warmUpPod(node string, i int) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("warm-up-%s-%d", node, i), Namespace: warmUpNamespace},
@@ -82,8 +83,8 @@ func warmUpPod(node string, i int) *corev1.Pod {
 			NodeName:                     node,
 			AutomountServiceAccountToken: ptr.To(false),
 			RestartPolicy:                corev1.RestartPolicyNever,
-			Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000")}}}},
+			SecurityContext:              &corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{{Name: "kernel.msgmax", Value: "65536"}}},
+			Containers:                   []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
 		},
 	}
 }
