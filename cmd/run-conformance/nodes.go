@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
 )
@@ -35,4 +37,14 @@ func (o *runOptions) nodeSpec() nodes.Spec {
 		s.PluginsFailOpen = true
 	}
 	return s
+}
+
+// nodeCount is how many nodes to start: none when the run selects suites
+// and nodeadmit is not among them, since only its specs use nodes and each
+// node costs a process and a ten-second warm-up.
+func (o *runOptions) nodeCount() int {
+	if len(o.Suites) == 0 || slices.Contains(o.Suites, "nodeadmit") {
+		return o.Nodes
+	}
+	return 0
 }

@@ -68,7 +68,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Focus, "focus", o.Focus, "run only specs whose text matches this regular expression, repeatable")
 	fs.StringArrayVar(&o.Skip, "skip", o.Skip, "skip specs whose text matches this regular expression, repeatable")
 	fs.StringVar(&o.ReportDir, "report-dir", o.ReportDir, "where results.json, report.yaml, junit.xml, run.log, report.html and components.log are written")
-	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "hollow kubelets (real kubelet admission code, fake runtime) to start, each a child process (provider embedded); the nodeadmit suite needs at least 1")
+	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "hollow kubelets (real kubelet admission code, fake runtime) to start, each a child process (provider embedded; started only when the nodeadmit suite is selected, which needs at least 1)")
 	fs.StringVar(&o.nodeFault, "node-fault", o.nodeFault, "break the nodes on purpose, for the harness's own tests: no-predicates, reasons-differ or plugins-fail-open")
 	_ = fs.MarkHidden("node-fault")
 	fs.StringVar(&o.History, "history", o.History, "keep a copy of this run's results in DIR/<start time>/ and show trends over the kept runs in report.html")

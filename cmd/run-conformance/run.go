@@ -162,7 +162,7 @@ func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) clust
 	return embedded.New(
 		embedded.WithAPIServers(o.APIServers),
 		embedded.WithAPIServerArgs(o.APIServerArgs...),
-		embedded.WithNodes(o.Nodes, o.nodeSpec()),
+		embedded.WithNodes(o.nodeCount(), o.nodeSpec()),
 		embedded.WithComponentLog(componentLog),
 		embedded.WithLogger(logger),
 		embedded.WithStartTimeout(o.Bounds.ClusterStart.Duration),
