@@ -28,9 +28,9 @@ var connectReachesAdmission = spec.Spec{
 // admit.Validate; connecter.Connect). kube-apiserver 1.36
 // (handlers.ConnectResource) runs mutating, then validating admission on the
 // decoded options, then connects; the case asserts that. Admission precedes
-// the connection attempt, so a pod with no node (the embedded cluster has
-// none) is enough: the exec is admitted, then fails with 400 "does not have a
-// host assigned". CONNECT hooks match pods/exec with an empty objectSelector:
+// the connection attempt, so a pod with no node is enough (the fixture's
+// scheduling gate keeps it unbound on any cluster): the exec is admitted,
+// then fails with 400 "does not have a host assigned". CONNECT hooks match pods/exec with an empty objectSelector:
 // the options object has no labels, and a non-empty selector never matches.
 var _ = harness.Describe(connectReachesAdmission, func(f *harness.Framework) {
 	ginkgo.It("calls admission with CONNECT before connecting", func(ctx ginkgo.SpecContext) {
@@ -46,8 +46,8 @@ var _ = harness.Describe(connectReachesAdmission, func(f *harness.Framework) {
 		m, err := f.RegisterMutating(ctx, "mutate", harness.Hook{Name: "before", Rules: connects, Behaviour: allow()})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
-		// The pod has no node, so once admitted the exec cannot connect
-		// anywhere: kube-apiserver answers 400 "does not have a host
+		// The pod has no node (it is gated), so once admitted the exec
+		// cannot connect anywhere: kube-apiserver answers 400 "does not have a host
 		// assigned" after admission, which is what this case relies on.
 		err = f.Client.CoreV1().RESTClient().Post().Namespace(f.Namespace).Resource("pods").Name(pod.Name).SubResource("exec").
 			Param("container", "main").Param("command", "true").Param("stdout", "true").Do(ctx).Error()
