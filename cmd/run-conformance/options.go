@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
@@ -23,6 +25,7 @@ type runOptions struct {
 	Context           string        `json:"context,omitempty"`
 	APIServers        int           `json:"apiservers"`
 	APIServerArgs     []string      `json:"apiserverArgs,omitempty"`
+	EtcdDelays        []string      `json:"etcdDelays,omitempty"`
 	Suites            []string      `json:"suites,omitempty"`
 	Profiles          []string      `json:"profiles,omitempty"`
 	SupportedFeatures []string      `json:"supportedFeatures,omitempty"`
@@ -61,6 +64,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Context, "context", o.Context, "kubeconfig context (provider kubeconfig)")
 	fs.IntVar(&o.APIServers, "apiservers", o.APIServers, "kube-apiserver replicas sharing one etcd (provider embedded)")
 	fs.StringArrayVar(&o.APIServerArgs, "apiserver-arg", o.APIServerArgs, "extra kube-apiserver flag, repeatable (provider embedded), e.g. --apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook")
+	fs.StringArrayVar(&o.EtcdDelays, "etcd-delay", o.EtcdDelays, "REPLICA=DURATION: once the cluster is ready, that apiserver replica sees etcd late by DURATION (provider embedded; a deliberately lagging control plane)")
 	fs.StringSliceVar(&o.Suites, "suite", o.Suites, "suites to run, repeatable or comma-separated (default all)")
 	fs.StringSliceVar(&o.Profiles, "profile", o.Profiles, "profiles to run: core, extended, reference (default all)")
 	fs.StringSliceVar(&o.SupportedFeatures, "supported-features", o.SupportedFeatures, "features the implementation claims beyond what the cluster declares")
@@ -154,12 +158,15 @@ func (o *runOptions) validate() error {
 		if o.Kubeconfig != "" || o.Context != "" {
 			return usageError("--kubeconfig and --context go with --provider kubeconfig")
 		}
+		if _, err := o.etcdDelays(); err != nil {
+			return err
+		}
 		if err := embedded.CheckAPIServerArgs(o.APIServerArgs); err != nil {
 			return usageError("--apiserver-arg: %v", err)
 		}
 	case kubeconfig.Name:
-		if o.APIServers != 1 || len(o.APIServerArgs) > 0 {
-			return usageError("--apiservers and --apiserver-arg go with --provider embedded")
+		if o.APIServers != 1 || len(o.APIServerArgs) > 0 || len(o.EtcdDelays) > 0 {
+			return usageError("--apiservers, --apiserver-arg and --etcd-delay go with --provider embedded")
 		}
 		// Reading the kubeconfig contacts nothing; reaching the cluster is
 		// checked when the provider starts.
@@ -194,4 +201,22 @@ func (o *runOptions) profiles() []spec.Profile {
 		out[i] = spec.Profile(p)
 	}
 	return out
+}
+
+// etcdDelays parses --etcd-delay values into embedded options.
+func (o *runOptions) etcdDelays() ([]embedded.Option, error) {
+	var opts []embedded.Option
+	for _, v := range o.EtcdDelays {
+		replica, delay, ok := strings.Cut(v, "=")
+		n, err := strconv.Atoi(replica)
+		d, derr := time.ParseDuration(delay)
+		if !ok || err != nil || derr != nil || d <= 0 {
+			return nil, usageError("--etcd-delay takes REPLICA=DURATION (for example 1=1500ms), got %q", v)
+		}
+		if n < 0 || n >= o.APIServers {
+			return nil, usageError("--etcd-delay: replica %d does not exist with --apiservers %d", n, o.APIServers)
+		}
+		opts = append(opts, embedded.WithEtcdDelay(n, d))
+	}
+	return opts, nil
 }

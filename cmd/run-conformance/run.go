@@ -159,7 +159,8 @@ func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) clust
 	if o.Provider == kubeconfig.Name {
 		return kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context))
 	}
-	return embedded.New(
+	delays, _ := o.etcdDelays() // validated in load
+	return embedded.New(append([]embedded.Option{
 		embedded.WithAPIServers(o.APIServers),
 		embedded.WithAPIServerArgs(o.APIServerArgs...),
 		embedded.WithNodes(o.nodeCount(), o.nodeSpec()),
@@ -167,7 +168,7 @@ func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) clust
 		embedded.WithLogger(logger),
 		embedded.WithStartTimeout(o.Bounds.ClusterStart.Duration),
 		embedded.WithPollInterval(o.Bounds.PollInterval.Duration),
-	)
+	}, delays...)...)
 }
 
 // progressLogger prints the harness's own progress messages (not the

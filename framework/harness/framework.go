@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -87,7 +88,32 @@ func (f *Framework) setUp(ctx context.Context) error {
 		}
 		return err
 	})
+	if env.Supported.Has(features.ControllerManager) {
+		return f.waitForControllerObjects(ctx)
+	}
 	return nil
+}
+
+// waitForControllerObjects waits until the controller manager has put its
+// objects into the new namespace (the default ServiceAccount and the
+// kube-root-ca.crt ConfigMap). Until then pods are rejected, and a webhook
+// the case registers would see the controller manager's own writes.
+func (f *Framework) waitForControllerObjects(ctx context.Context) error {
+	return wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, f.Bounds.ObjectState.Duration, true,
+		func(ctx context.Context) (bool, error) {
+			if _, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Get(ctx, "default", metav1.GetOptions{}); err != nil {
+				return false, ignoreNotFound(err)
+			}
+			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+			return err == nil, ignoreNotFound(err)
+		})
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // Record adds a measurement to this case's results.

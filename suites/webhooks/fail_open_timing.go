@@ -7,7 +7,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -77,9 +76,11 @@ var _ = harness.Describe(failOpenTiming, func(f *harness.Framework) {
 				Param("timeout", requestTimeout.String()).Body(cm).Do(ctx).Error()
 		})
 		m := within(f, "request-timeout-request-duration", d, requestTimeout, requestTimeout+f.Bounds.TimingSlack.Duration, nil)
+		// Under Ignore, had the webhook's 5 s timeout applied, the request
+		// would have succeeded after 5 s. kube-apiserver ends a request that
+		// runs out of time with a 504 or, when the response has started, by
+		// resetting the stream; either way the request fails at ~1 s.
 		gomega.Expect(createErr).To(gomega.HaveOccurred(), "the request ran out of time while the webhook hung")
-		gomega.Expect(apierrors.IsTimeout(createErr) || apierrors.IsServerTimeout(createErr) || apierrors.IsInternalError(createErr)).To(gomega.BeTrue(),
-			"want a timeout from the server, got %v", createErr)
 		gomega.Expect(m.Within()).To(gomega.BeTrue(), "request took %s, want between %s and %s", d, requestTimeout, requestTimeout+f.Bounds.TimingSlack.Duration)
 		calls := callsTo(f, reg.Hooks["hang"], f.Namespace, cm.Name)
 		gomega.Expect(calls).To(gomega.HaveLen(1))

@@ -49,7 +49,6 @@ var _ = harness.Describe(matchingOperations, func(f *harness.Framework) {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(cms.Delete(ctx, cm.Name, metav1.DeleteOptions{})).To(gomega.Succeed())
 
-		waitForDefaultServiceAccount(ctx, f, f.Namespace)
 		pod, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, pendingPod(f.Namespace, "exec-target"), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// Admission runs before the apiserver looks for a kubelet, so the

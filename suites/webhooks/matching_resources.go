@@ -48,7 +48,6 @@ var _ = harness.Describe(matchingResources, func(f *harness.Framework) {
 		)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
-		waitForDefaultServiceAccount(ctx, f, f.Namespace)
 		pod, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, pendingPod(f.Namespace, "wildcards"), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: "admission-conformance.io/probe", Status: corev1.ConditionTrue})

@@ -129,16 +129,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// waitForDefaultServiceAccount waits until pods can be created in ns: the
-// ServiceAccount admission plugin rejects them until the controller manager
-// has made the default ServiceAccount.
-func waitForDefaultServiceAccount(ctx context.Context, f *harness.Framework, ns string) {
-	gomega.EventuallyWithOffset(1, ctx, func() error {
-		_, err := f.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
-		return err
-	}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
-}
-
 // pendingPod is a pod that never runs (the image is never pulled): specs
 // only need it to exist.
 func pendingPod(namespace, name string) *corev1.Pod {

@@ -23,6 +23,7 @@ type Cluster struct {
 	kubeconfig     string
 
 	etcd        *etcdServer
+	delays      []*delayProxy
 	apiservers  []*apiServer
 	lb          *loadBalancer
 	scheduler   *scheduler
@@ -108,6 +109,9 @@ func (c *Cluster) Stop(context.Context) error {
 		}
 		for i := len(c.apiservers) - 1; i >= 0; i-- {
 			c.apiservers[i].stop()
+		}
+		for _, d := range c.delays {
+			d.stop()
 		}
 		if c.etcd != nil {
 			c.etcd.stop()

@@ -26,6 +26,7 @@ type settings struct {
 	noScheduler   bool
 	noControllers bool
 	nodes         nodeSettings
+	etcdDelays    map[int]time.Duration
 }
 
 func defaultSettings() settings {
@@ -76,4 +77,16 @@ func WithoutScheduler() Option { return optionFunc(func(o *settings) { o.noSched
 // never finish deleting and default ServiceAccounts are not created.
 func WithoutControllerManager() Option {
 	return optionFunc(func(o *settings) { o.noControllers = true })
+}
+
+// WithEtcdDelay makes one apiserver replica see etcd late: once the cluster
+// is ready, everything etcd sends that replica is held for delay. It builds a
+// deliberately lagging control plane for the harness's own tests.
+func WithEtcdDelay(replica int, delay time.Duration) Option {
+	return optionFunc(func(o *settings) {
+		if o.etcdDelays == nil {
+			o.etcdDelays = map[int]time.Duration{}
+		}
+		o.etcdDelays[replica] = delay
+	})
 }

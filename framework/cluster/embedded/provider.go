@@ -48,6 +48,11 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	if o.apiservers < 1 {
 		return nil, fmt.Errorf("embedded: --apiservers must be at least 1, got %d", o.apiservers)
 	}
+	for replica := range o.etcdDelays {
+		if replica < 0 || replica >= o.apiservers {
+			return nil, fmt.Errorf("embedded: etcd delay for replica %d, but replicas are 0 to %d", replica, o.apiservers-1)
+		}
+	}
 	dir, err := os.MkdirTemp(o.baseDir, DirPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: create temp dir: %w", err)
@@ -86,8 +91,17 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		auditLog := filepath.Join(dir, fmt.Sprintf("audit-%d.log", i))
 		flags := append(apiserverFlags(files, auditLog), o.apiserverArgs...)
 		tb := &componentTB{name: name, tempDir: dir, log: o.componentLog}
+		etcdURL := c.etcd.clientURL
+		if delay, ok := o.etcdDelays[i]; ok {
+			proxy, err := startDelayProxy(hostPort(etcdURL), delay)
+			if err != nil {
+				return nil, fmt.Errorf("embedded: start etcd delay proxy for %s: %w", name, err)
+			}
+			c.delays = append(c.delays, proxy)
+			etcdURL = proxy.url()
+		}
 		var a *apiServer
-		withTempDir(dir, func() { a, err = startAPIServer(ctx, tb, c.etcd.clientURL, flags) })
+		withTempDir(dir, func() { a, err = startAPIServer(ctx, tb, etcdURL, flags) })
 		if err != nil {
 			return nil, fmt.Errorf("embedded: start %s: %w", name, err)
 		}
@@ -152,6 +166,9 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	c.scheduled, c.controlled = !o.noScheduler, !o.noControllers
 	if err := c.startNodes(ctx, o, files); err != nil {
 		return nil, fmt.Errorf("embedded: start nodes: %w", err)
+	}
+	for _, d := range c.delays {
+		d.enable()
 	}
 	log.V(1).Info("cluster ready", "elapsed", time.Since(started))
 	return c, nil

@@ -95,10 +95,11 @@ func (c *existing) Nodes() []cluster.Node          { return nil }
 func (c *existing) Topology() string               { return "existing cluster at " + c.config.Host }
 func (c *existing) Stop(context.Context) error     { return nil }
 
-// Capabilities is empty: on a cluster the harness did not build, every
-// optional feature must be claimed by the user, and the harness's host
-// webhook server is not assumed reachable.
-func (c *existing) Capabilities() features.Set { return features.Set{} }
+// Capabilities holds only the controller manager, which every conformant
+// cluster runs: on a cluster the harness did not build, every optional
+// feature must be claimed by the user, and the harness's host webhook server
+// is not assumed reachable.
+func (c *existing) Capabilities() features.Set { return features.NewSet(features.ControllerManager) }
 
 func describe(path string) string {
 	if path == "" {

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+// failedSpecs returns the failed cases of shortName in a run's results.
+func failedSpecs(t *testing.T, report, shortName string) []results.Spec {
+	t.Helper()
+	var failed []results.Spec
+	for _, s := range readResults(t, report).Specs {
+		if s.ShortName == shortName && s.State == results.Failed {
+			failed = append(failed, s)
+		}
+	}
+	return failed
+}
+
+// Without the webhook admission plugins no configuration is ever enforced:
+// every webhook spec must fail, saying so.
+func TestWebhookSpecsFailWithoutTheWebhookPlugins(t *testing.T) {
+	report := t.TempDir()
+	r := runCLI(t, "run", "--suite", "webhooks", "--report-dir", report,
+		"--focus", "FailurePolicyEveryFailureMode validating webhook, failurePolicy Fail, HTTP 500",
+		"--focus", "MatchingOperations",
+		"--apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook,ValidatingAdmissionWebhook",
+		"--bound", "webhookReady=2s")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, name := range []string{"FailurePolicyEveryFailureMode", "MatchingOperations"} {
+		failed := failedSpecs(t, report, name)
+		if len(failed) != 1 || !strings.Contains(failed[0].Message, "not enforced") {
+			t.Errorf("%s: want one failure saying the configuration is not enforced, got %+v", name, failed)
+		}
+	}
+}
+
+// A replica that sees etcd 1.5 s late enforces configuration changes late:
+// the propagation spec must fail and name that replica and the bound.
+func TestPropagationSpecCatchesALaggingReplica(t *testing.T) {
+	report := t.TempDir()
+	r := runCLI(t, "run", "--suite", "webhooks", "--report-dir", report,
+		"--focus", "WebhookConfigurationPropagation validating",
+		"--apiservers", "2", "--etcd-delay", "1=1500ms")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	failed := failedSpecs(t, report, "WebhookConfigurationPropagation")
+	if len(failed) != 1 || !strings.Contains(failed[0].Message, "apiserver replica 1, bound 1s") {
+		t.Fatalf("want a failure naming replica 1 and the bound, got %+v", failed)
+	}
+	// The healthy replica's latencies stay recorded beside the lagging one's.
+	var replica0, replica1 int
+	for _, m := range failed[0].Measurements {
+		if m.Name == "webhook-config-propagation" && m.Labels["replica"] == "0" {
+			replica0++
+		}
+		if m.Name == "webhook-config-propagation" && m.Labels["replica"] == "1" && !m.Within() {
+			replica1++
+		}
+	}
+	if replica0 == 0 || replica1 == 0 {
+		t.Errorf("measurements: %d of replica 0, %d out-of-bound of replica 1", replica0, replica1)
+	}
+}
+
+// The fail-open timing spec checks both ends of [T, T+slack]: with the
+// plugins disabled the request is not delayed at all (below T), and with a
+// slack smaller than any real apiserver needs it is late (above T+slack).
+// No flag makes kube-apiserver ignore timeoutSeconds, so the upper end is
+// shown by tightening the bound rather than by breaking the apiserver.
+func TestFailOpenTimingChecksBothEnds(t *testing.T) {
+	focus := "FailOpenTiming validating, timeoutSeconds 1, Ignore"
+	early := t.TempDir()
+	r := runCLI(t, "run", "--suite", "webhooks", "--report-dir", early, "--focus", focus,
+		"--apiserver-arg=--disable-admission-plugins=ValidatingAdmissionWebhook", "--bound", "webhookReady=2s")
+	if r.code != 1 || len(failedSpecs(t, early, "FailOpenTiming")) != 1 {
+		t.Fatalf("plugins disabled: exit %d, want 1 and one failure\n%s", r.code, r.stdout)
+	}
+	late := t.TempDir()
+	r = runCLI(t, "run", "--suite", "webhooks", "--report-dir", late, "--focus", focus, "--bound", "timingSlack=1ms")
+	if r.code != 1 {
+		t.Fatalf("1ms slack: exit %d, want 1\n%s", r.code, r.stdout)
+	}
+	failed := failedSpecs(t, late, "FailOpenTiming")
+	if len(failed) != 1 || !strings.Contains(failed[0].Message, "want between 1s and 1.001s") {
+		t.Fatalf("want a failure quoting the window, got %+v", failed)
+	}
+}
