@@ -93,7 +93,7 @@ func runConformance(out io.Writer, o runOptions) error {
 	fmt.Fprintf(out, "cluster ready in %.1fs: %s, Kubernetes %s\n", time.Since(started).Seconds(), env.Cluster.Topology(), env.KubernetesVersion)
 
 	runOpts := runner.Options{
-		Selection:    runner.Selection{Suites: o.Suites, Profiles: o.profiles(), LabelFilter: andFilters(o.LabelFilter, o.rerunFilter), Focus: o.Focus, Skip: o.Skip},
+		Selection:    runner.Selection{Suites: o.Suites, Profiles: o.profiles(), LabelFilter: runner.AndFilters(o.LabelFilter, o.rerunFilter), Focus: o.Focus, Skip: o.Skip},
 		Progress:     out,
 		GinkgoOutput: out,
 		Version:      version,
@@ -141,18 +141,6 @@ func selected(res results.Results) int {
 		}
 	}
 	return n
-}
-
-// andFilters joins label filters that must all hold.
-func andFilters(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	default:
-		return "(" + a + ") && (" + b + ")"
-	}
 }
 
 func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {

@@ -109,7 +109,7 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 		// failures at the end, without colour codes.
 		reporterConfig.Succinct, reporterConfig.NoColor, reporterConfig.SilenceSkips = true, true, true
 	}
-	suiteConfig.LabelFilter = combine(suiteConfig.LabelFilter, opts.Selection.labelFilter())
+	suiteConfig.LabelFilter = AndFilters(suiteConfig.LabelFilter, opts.Selection.labelFilter())
 	suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, opts.Selection.Focus...)
 	suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, opts.Selection.Skip...)
 	if opts.GinkgoOutput != nil || opts.Plain {
@@ -172,7 +172,8 @@ func featuresOf(env *harness.Env) results.Features {
 	return out
 }
 
-func combine(a, b string) string {
+// AndFilters joins two Ginkgo label filters that must both hold.
+func AndFilters(a, b string) string {
 	switch {
 	case a == "":
 		return b
