@@ -166,11 +166,17 @@ func (p *progress) clearLocked() {
 	}
 }
 
+// caseName is suite/ShortName, then the case's own text when the spec has
+// several cases, so that every line names what ran.
 func caseName(s results.Spec, r ginkgo.SpecReport) string {
 	if s.ShortName == "" {
 		return r.FullText()
 	}
-	return s.Suite + "/" + s.ShortName
+	name := s.Suite + "/" + s.ShortName
+	if r.LeafNodeText != "" {
+		name += ": " + r.LeafNodeText
+	}
+	return name
 }
 
 func firstLine(s string) string {
