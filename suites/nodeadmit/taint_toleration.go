@@ -61,7 +61,9 @@ var _ = harness.Describe(rejectsTaintToleration, func(f *harness.Framework) {
 			rejected = d
 			return true, nil
 		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.BeTrue(),
-			func() string { return fmt.Sprintf("node %s admitted all %d pods that do not tolerate its taint", node, attempt) })
+			func() string {
+				return fmt.Sprintf("node %s admitted all %d pods that do not tolerate its taint", node, attempt)
+			})
 
 		// The control plane's taint eviction controller deletes every pod
 		// on the node that does not tolerate the NoExecute taint, whatever
