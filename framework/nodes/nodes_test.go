@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
+	noChildrenLeft := markChildren(t)
 	base := t.TempDir()
 	log, err := os.Create(filepath.Join(t.TempDir(), "components.log"))
 	if err != nil {
@@ -100,4 +102,29 @@ func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
 	for _, e := range entries {
 		t.Errorf("left behind: %s", e.Name())
 	}
+	noChildrenLeft()
+}
+
+// A node that cannot start fails the cluster's start with an error naming
+// the node and what it said, and nothing is left.
+func TestNodeThatCannotStartIsNamedAndRolledBack(t *testing.T) {
+	noChildrenLeft := markChildren(t)
+	base := t.TempDir()
+	spec := nodes.DefaultSpec()
+	spec.ExtendedResources = map[string]string{"example.com/gadget": "lots"}
+	_, err := embedded.New(embedded.WithBaseDir(base), embedded.WithNodes(1, spec)).Start(context.Background())
+	if err == nil {
+		t.Fatal("a node with an unparsable extended resource started")
+	}
+	t.Logf("error: %v", err)
+	for _, want := range []string{"start nodes", "node-0", "extended resource example.com/gadget"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q: %v", want, err)
+		}
+	}
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		t.Errorf("left behind: %s", e.Name())
+	}
+	noChildrenLeft()
 }

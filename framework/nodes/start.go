@@ -50,6 +50,9 @@ func Start(ctx context.Context, o Options) (_ *Set, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := grantPodStatusAccess(ctx, client); err != nil {
+		return nil, err
+	}
 	s := &Set{}
 	defer func() {
 		if err != nil {

@@ -1,0 +1,59 @@
+package hollow
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/kubelet/allocation"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+)
+
+type fakeAllocation struct {
+	allocation.Manager
+	handlers lifecycle.PodAdmitHandlers
+	reject   bool
+}
+
+func (f *fakeAllocation) AddPodAdmitHandlers(h lifecycle.PodAdmitHandlers) { f.handlers = h }
+
+func (f *fakeAllocation) AddPod([]*v1.Pod, *v1.Pod) (bool, string, string) {
+	if f.reject {
+		return false, "OutOfcpu", "m"
+	}
+	return true, "", ""
+}
+
+// The broken kubelets must really be broken with this kubelet version: the
+// option finds its field, NoPredicates drops exactly the predicate handler,
+// ReasonsDiffer changes every Reason.
+func TestBrokenKubeletsAreBroken(t *testing.T) {
+	for _, b := range []Broken{NoPredicates, ReasonsDiffer} {
+		if opt, err := brokenOption(b); err != nil || opt == nil {
+			t.Fatalf("%s: option %v, error %v", b, opt, err)
+		}
+	}
+	if opt, err := brokenOption(NotBroken); opt != nil || err != nil {
+		t.Errorf("a correct kubelet got option %v, error %v", opt, err)
+	}
+
+	other := &recordingHandler{}
+	predicates := lifecycle.NewPredicateAdmitHandler(nil, nil, nil)
+	inner := &fakeAllocation{}
+	(&brokenAllocation{Manager: inner, broken: NoPredicates}).AddPodAdmitHandlers(lifecycle.PodAdmitHandlers{other, predicates})
+	if len(inner.handlers) != 1 || inner.handlers[0] != other {
+		t.Errorf("no-predicates kept %v", inner.handlers)
+	}
+	inner = &fakeAllocation{}
+	(&brokenAllocation{Manager: inner, broken: ReasonsDiffer}).AddPodAdmitHandlers(lifecycle.PodAdmitHandlers{other, predicates})
+	if len(inner.handlers) != 2 {
+		t.Errorf("reasons-differ dropped handlers: %v", inner.handlers)
+	}
+
+	inner = &fakeAllocation{reject: true}
+	if ok, reason, _ := (&brokenAllocation{Manager: inner, broken: ReasonsDiffer}).AddPod(nil, &v1.Pod{}); ok || reason != "outofcpu" {
+		t.Errorf("reasons-differ: ok %t reason %q", ok, reason)
+	}
+	if ok, reason, _ := (&brokenAllocation{Manager: inner, broken: NoPredicates}).AddPod(nil, &v1.Pod{}); ok || reason != "OutOfcpu" {
+		t.Errorf("no-predicates changed the reason: ok %t reason %q", ok, reason)
+	}
+}

@@ -1,0 +1,66 @@
+package hollow
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+
+	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
+)
+
+// rejectingHost is a plugin host whose one plugin rejects every pod.
+func rejectingHost(t *testing.T) *nodeadmission.Host {
+	t.Helper()
+	dir := t.TempDir()
+	h := &nodeadmission.Host{ConfigDir: filepath.Join(dir, "conf"), PluginDir: filepath.Join(dir, "bin")}
+	for _, d := range []string{h.ConfigDir, h.PluginDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := "#!/bin/sh\ncat >/dev/null\necho '{\"admit\":false,\"reason\":\"NoWay\",\"message\":\"m\"}'\n"
+	if err := os.WriteFile(filepath.Join(h.PluginDir, "no"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &nodeadmission.PluginConfig{Plugins: []*nodeadmission.AdmissionPlugin{{Name: "no", Type: nodeadmission.PluginTypeShell}}}
+	if err := nodeadmission.WriteConfig(h.ConfigDir, "c.json", cfg); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// recordingHandler admits and counts its calls.
+type recordingHandler struct{ calls int }
+
+func (r *recordingHandler) Admit(*lifecycle.PodAdmitAttributes) lifecycle.PodAdmitResult {
+	r.calls++
+	return lifecycle.PodAdmitResult{Admit: true}
+}
+
+func attrs(op lifecycle.Operation) *lifecycle.PodAdmitAttributes {
+	return &lifecycle.PodAdmitAttributes{Operation: op,
+		Pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}}
+}
+
+func TestPluginHandlerRejectsAddsFirstAndPassesResizes(t *testing.T) {
+	inner := &recordingHandler{}
+	chain := admitChain{pluginAdmitHandler{host: rejectingHost(t)}, inner}
+
+	r := chain.Admit(attrs(lifecycle.AddOperation))
+	if r.Admit || r.Reason != "NoWay" || r.Message != "m" {
+		t.Errorf("add: got %+v, want the plugin's rejection", r)
+	}
+	if inner.calls != 0 {
+		t.Errorf("the handler after the plugin host was asked %d time(s) about a rejected pod", inner.calls)
+	}
+	if r := chain.Admit(attrs(lifecycle.ResizeOperation)); !r.Admit {
+		t.Errorf("resize: got %+v, want it passed through", r)
+	}
+	if inner.calls != 1 {
+		t.Errorf("the handler after the plugin host was asked %d time(s) about the resize, want 1", inner.calls)
+	}
+}
