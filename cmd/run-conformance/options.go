@@ -11,6 +11,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/report"
@@ -40,6 +41,8 @@ type runOptions struct {
 	// History, when set, keeps a copy of every run's results in
 	// History/<start time>/ and lets report.html show trends.
 	History string `json:"history,omitempty"`
+	// Kind is the kind provider's settings (kind.go).
+	Kind kindOptions `json:"kind,omitempty"`
 
 	// Flag-only.
 	optionsFile string
@@ -59,7 +62,7 @@ func defaultRunOptions() runOptions {
 // binding does not reset values read from an options file).
 func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.optionsFile, "options", o.optionsFile, "YAML options file; flags given on the command line override it")
-	fs.StringVar(&o.Provider, "provider", o.Provider, "cluster provider: embedded or kubeconfig")
+	fs.StringVar(&o.Provider, "provider", o.Provider, "cluster provider: embedded, kind or kubeconfig")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig of an existing cluster (provider kubeconfig)")
 	fs.StringVar(&o.Context, "context", o.Context, "kubeconfig context (provider kubeconfig)")
 	fs.IntVar(&o.APIServers, "apiservers", o.APIServers, "kube-apiserver replicas sharing one etcd (provider embedded)")
@@ -78,6 +81,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.History, "history", o.History, "keep a copy of this run's results in DIR/<start time>/ and show trends over the kept runs in report.html")
 	fs.StringVar(&o.rerunFailed, "rerun-failed", o.rerunFailed, "run only the specs that failed in this results.json (or report dir, or history dir: its newest run)")
 	addImplementationFlags(fs, &o.Implementation)
+	o.Kind.addFlags(fs)
 	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
 }
 
@@ -173,8 +177,12 @@ func (o *runOptions) validate() error {
 		if _, err := kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context)).LoadConfig(); err != nil {
 			return usageError("%v", err)
 		}
+	case kind.Name:
+		if err := o.validateKind(); err != nil {
+			return err
+		}
 	default:
-		return usageError("unknown provider %q: use embedded or kubeconfig", o.Provider)
+		return usageError("unknown provider %q: use embedded, kind or kubeconfig", o.Provider)
 	}
 	if err := o.validateNodes(); err != nil {
 		return err

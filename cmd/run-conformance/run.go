@@ -17,6 +17,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -146,6 +147,9 @@ func selected(res results.Results) int {
 func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {
 	if o.Provider == kubeconfig.Name {
 		return kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context))
+	}
+	if o.Provider == kind.Name {
+		return o.kindProvider(logger)
 	}
 	delays, _ := o.etcdDelays() // validated in load
 	return embedded.New(append([]embedded.Option{

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 
@@ -93,7 +94,12 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Webhooks, err = fakewebhook.New(ca, fakewebhook.WithHosts(cfg.WebhookHosts...), fakewebhook.WithLogger(cfg.Logger)); err != nil {
+	webhookOpts := []fakewebhook.Option{fakewebhook.WithHosts(cfg.WebhookHosts...), fakewebhook.WithLogger(cfg.Logger)}
+	if h, ok := env.Cluster.(cluster.WebhookHost); ok {
+		// Apiservers in containers reach this host at the bridge's address.
+		webhookOpts = append(webhookOpts, fakewebhook.WithListenAddress(net.JoinHostPort(h.WebhookHost(), "0")), fakewebhook.WithHosts(h.WebhookHost()))
+	}
+	if env.Webhooks, err = fakewebhook.New(ca, webhookOpts...); err != nil {
 		return nil, fmt.Errorf("start fake webhook server: %w", err)
 	}
 	env.Supported = env.Cluster.Capabilities().Union(cfg.Claimed)

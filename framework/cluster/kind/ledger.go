@@ -1,0 +1,90 @@
+package kind
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// DefaultLedgerDir is where created clusters are written down:
+// $XDG_STATE_HOME (or ~/.local/state)/admission-conformance/kind-clusters.
+func DefaultLedgerDir() string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "admission-conformance", "kind-clusters")
+}
+
+// recordCluster writes name down before kind creates anything, so a run
+// killed mid-create still leaves a trace for cleanup.
+func recordCluster(dir, name string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("kind cluster ledger: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("pid %d\n", os.Getpid())), 0o644); err != nil {
+		return fmt.Errorf("kind cluster ledger: %w", err)
+	}
+	return nil
+}
+
+func forgetCluster(dir, name string) { _ = os.Remove(filepath.Join(dir, name)) }
+
+// Leftovers lists the clusters written down in dir: created by a run that
+// did not delete them (killed, or its delete failed).
+func Leftovers(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kind cluster ledger: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// DeleteLeftovers deletes every cluster in the ledger at dir that kind
+// still knows, and forgets the rest. It returns the names it deleted.
+func DeleteLeftovers(dir string, opts ...Option) ([]string, error) {
+	names, err := Leftovers(dir)
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	k := New(opts...).kind()
+	existing, err := k.List()
+	if err != nil {
+		return nil, fmt.Errorf("list kind clusters: %w", err)
+	}
+	known := map[string]bool{}
+	for _, n := range existing {
+		known[n] = true
+	}
+	tmp, err := os.MkdirTemp("", "admission-conformance-kind-cleanup-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var deleted []string
+	for _, n := range names {
+		if known[n] {
+			if err := k.Delete(n, filepath.Join(tmp, "kubeconfig")); err != nil {
+				return deleted, fmt.Errorf("delete kind cluster %s: %w", n, err)
+			}
+			deleted = append(deleted, n)
+		}
+		forgetCluster(dir, n)
+	}
+	return deleted, nil
+}

@@ -1,0 +1,69 @@
+package kind
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+)
+
+// Topology is the shape of a cluster the provider creates.
+type Topology string
+
+// The topologies.
+const (
+	Single Topology = "single" // one control-plane node (kind untaints it)
+	Multi  Topology = "multi"  // one control plane, two workers
+	HA     Topology = "ha"     // three control planes behind a load balancer, one worker
+)
+
+// Topologies lists the known topologies, for flags and errors.
+var Topologies = []Topology{Single, Multi, HA}
+
+// ParseTopology checks a --kind-topology value.
+func ParseTopology(s string) (Topology, error) {
+	for _, t := range Topologies {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	names := make([]string, len(Topologies))
+	for i, t := range Topologies {
+		names[i] = string(t)
+	}
+	return "", fmt.Errorf("unknown kind topology %q: use %s", s, strings.Join(names, ", "))
+}
+
+func (t Topology) counts() (controlPlanes, workers int) {
+	switch t {
+	case Multi:
+		return 1, 2
+	case HA:
+		return 3, 1
+	default:
+		return 1, 0
+	}
+}
+
+// kubeletPatch lets Kubernetes >= 1.35 kubelets start on cgroup v1 hosts
+// (this machine type is one); it changes nothing on cgroup v2.
+const kubeletPatch = `kind: KubeletConfiguration
+failCgroupV1: false
+`
+
+// config is the kind cluster configuration for t.
+func (t Topology) config() *v1alpha4.Cluster {
+	cps, workers := t.counts()
+	cfg := &v1alpha4.Cluster{
+		TypeMeta:             v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
+		KubeadmConfigPatches: []string{kubeletPatch},
+	}
+	add := func(role v1alpha4.NodeRole, n int) {
+		for range n {
+			cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: role})
+		}
+	}
+	add(v1alpha4.ControlPlaneRole, cps)
+	add(v1alpha4.WorkerRole, workers)
+	return cfg
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds every Go program the offline node image needs, from the Go module
+# proxy only: the Kubernetes binaries (at the version the harness embeds),
+# etcd and coredns at the versions kubeadm expects, pause from Kubernetes'
+# own pause.c, and the harness's stand-ins (hack/kind/cmd/...).
+# Output: $KIND_CACHE/bin/. Heavy (~20 min cold on 2 cores): runs niced.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+BIN=$KIND_CACHE/bin
+mkdir -p "$BIN"
+export CGO_ENABLED=0
+
+# Wrapper modules, one per upstream program, so their dependency graphs never
+# meet. Each pins exactly what kubeadm $KUBE_VERSION asks for.
+module() { # dir modulepath
+  mkdir -p "$1"
+  [[ -f $1/go.mod ]] || printf 'module %s\n\ngo 1.26.0\n' "$2" >"$1/go.mod"
+}
+
+kube_constant() { # NAME -> value, from kubeadm's constants
+  local dir
+  dir=$(cd "$REPO_ROOT" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+  sed -n "s/^\t$1 *= *\"\(.*\)\"/\1/p" "$dir/cmd/kubeadm/app/constants/constants.go" | head -n1
+}
+
+kubernetes() {
+  local mod=$KIND_CACHE/gobuild/kubernetes
+  module "$mod" offline-kind/kubernetes
+  # The staging replaces, exactly as the harness has them.
+  (cd "$mod" && go mod edit -require="k8s.io/kubernetes@$KUBE_VERSION")
+  sed -n '/^\/\/ BEGIN kubernetes staging replaces/,/^\/\/ END kubernetes staging replaces/p' \
+    "$REPO_ROOT/go.mod" >"$mod/replaces.tmp"
+  grep -q 'BEGIN kubernetes staging replaces' "$mod/go.mod" || cat "$mod/replaces.tmp" >>"$mod/go.mod"
+  rm -f "$mod/replaces.tmp"
+  local minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+  local ldflags="-s -w"
+  for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+    ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  done
+  local cmds=(kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
+  (cd "$mod" && GOFLAGS=-mod=mod nice -n 10 go build -ldflags "$ldflags" -o "$BIN/" \
+    "${cmds[@]/#/k8s.io/kubernetes/cmd/}")
+}
+
+etcd() {
+  local mod=$KIND_CACHE/gobuild/etcd
+  local version; version=$(kube_constant DefaultEtcdVersion); version=${version%-*}
+  module "$mod" offline-kind/etcd
+  printf 'package main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n' >"$mod/main.go"
+  (cd "$mod" && go mod edit -require="go.etcd.io/etcd/server/v3@v$version" &&
+    GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1 || true)
+  (cd "$mod" && GOFLAGS=-mod=mod nice -n 10 go build -ldflags "-s -w" -o "$BIN/etcd" .)
+}
+
+coredns() {
+  local mod=$KIND_CACHE/gobuild/coredns
+  local version; version=$(kube_constant CoreDNSVersion)
+  module "$mod" offline-kind/coredns
+  printf 'package main\n\nimport (\n\t_ "github.com/coredns/coredns/core/plugin"\n\t"github.com/coredns/coredns/coremain"\n)\n\nfunc main() { coremain.Run() }\n' >"$mod/main.go"
+  (cd "$mod" && go mod edit -require="github.com/coredns/coredns@$version" &&
+    GOFLAGS=-mod=mod go mod tidy >/dev/null)
+  (cd "$mod" && GOFLAGS=-mod=mod nice -n 10 go build -ldflags "-s -w" -o "$BIN/coredns" .)
+}
+
+pause() {
+  local dir
+  dir=$(cd "$KIND_CACHE/gobuild/kubernetes" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+  gcc -Os -static -Wall -Werror -DVERSION="$(kube_constant PauseVersion)-offline" \
+    -o "$BIN/pause" "$dir/build/pause/linux/pause.c"
+}
+
+standins() {
+  # Our own programs: the CNI daemon standing in for kindnetd and the TCP
+  # load balancer standing in for envoy. Rebuilt every time (cheap).
+  (cd "$REPO_ROOT" && go build -ldflags "-s -w" -o "$BIN/" ./hack/kind/cmd/...)
+}
+
+step kubernetes-binaries kubernetes
+step etcd-binary etcd
+step coredns-binary coredns
+step pause-binary pause
+[[ -d $REPO_ROOT/hack/kind/cmd ]] && standins
+ls -la "$BIN" >&2
