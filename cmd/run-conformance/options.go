@@ -24,6 +24,7 @@ type runOptions struct {
 	Provider          string        `json:"provider"`
 	Kubeconfig        string        `json:"kubeconfig,omitempty"`
 	Context           string        `json:"context,omitempty"`
+	WebhookHost       string        `json:"webhookHost,omitempty"`
 	APIServers        int           `json:"apiservers"`
 	APIServerArgs     []string      `json:"apiserverArgs,omitempty"`
 	EtcdDelays        []string      `json:"etcdDelays,omitempty"`
@@ -65,6 +66,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Provider, "provider", o.Provider, "cluster provider: embedded, kind or kubeconfig")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig of an existing cluster (provider kubeconfig)")
 	fs.StringVar(&o.Context, "context", o.Context, "kubeconfig context (provider kubeconfig)")
+	fs.StringVar(&o.WebhookHost, "webhook-host", o.WebhookHost, "an address of this host the cluster's apiservers reach (provider kubeconfig; for a kind cluster its network's gateway): the fake webhooks listen there")
 	fs.IntVar(&o.APIServers, "apiservers", o.APIServers, "kube-apiserver replicas sharing one etcd (provider embedded)")
 	fs.StringArrayVar(&o.APIServerArgs, "apiserver-arg", o.APIServerArgs, "extra kube-apiserver flag, repeatable (provider embedded), e.g. --apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook")
 	fs.StringArrayVar(&o.EtcdDelays, "etcd-delay", o.EtcdDelays, "REPLICA=DURATION: once the cluster is ready, that apiserver replica sees etcd late by DURATION (provider embedded; a deliberately lagging control plane)")
@@ -156,6 +158,9 @@ func (o *runOptions) validate() error {
 	}
 	if o.APIServers < 1 {
 		return usageError("--apiservers must be at least 1, got %d", o.APIServers)
+	}
+	if err := o.validateProviderFlags(); err != nil {
+		return err
 	}
 	switch o.Provider {
 	case embedded.Name:

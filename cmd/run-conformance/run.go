@@ -146,7 +146,8 @@ func selected(res results.Results) int {
 
 func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {
 	if o.Provider == kubeconfig.Name {
-		return kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context))
+		return kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context),
+			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithLogger(logger))
 	}
 	if o.Provider == kind.Name {
 		return o.kindProvider(logger)

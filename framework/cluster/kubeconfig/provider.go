@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -38,11 +39,14 @@ func WithReachTimeout(d time.Duration) Option { return optionFunc(func(p *Provid
 type Provider struct {
 	path, context string
 	reach         time.Duration
+	webhookHost   string
+	logger        logr.Logger
+	noPreflight   bool
 }
 
 // New returns a kubeconfig provider.
 func New(opts ...Option) *Provider {
-	p := &Provider{reach: 15 * time.Second}
+	p := &Provider{reach: 15 * time.Second, logger: logr.Discard()}
 	for _, o := range opts {
 		o.apply(p)
 	}
@@ -82,7 +86,10 @@ func (p *Provider) Start(ctx context.Context) (cluster.Cluster, error) {
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		return nil, fmt.Errorf("cluster at %s does not answer (%v): check the kubeconfig and that the cluster is up", cfg.Host, oneLine(err))
 	}
-	return &existing{config: cfg}, nil
+	if err := p.preflight(ctx, client); err != nil {
+		return nil, err
+	}
+	return p.wrap(&existing{config: cfg}), nil
 }
 
 // existing is a cluster the harness did not create.

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"net"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+)
+
+// validateProviderFlags rejects the kind and kubeconfig providers' own flags
+// given with another provider, and a --webhook-host that is not an IP.
+func (o *runOptions) validateProviderFlags() error {
+	k := o.Kind
+	if o.Provider != kind.Name && (k.Image != "" || k.Cluster != "" || k.Keep || (k.Topology != "" && k.Topology != string(kind.Single))) {
+		return usageError("--kind-topology, --kind-image, --kind-cluster and --keep-cluster go with --provider kind")
+	}
+	if o.WebhookHost != "" {
+		if o.Provider != kubeconfig.Name {
+			return usageError("--webhook-host goes with --provider kubeconfig (provider kind finds the address itself)")
+		}
+		if net.ParseIP(o.WebhookHost) == nil {
+			return usageError("--webhook-host must be an IP address of this host, got %q", o.WebhookHost)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package kubeconfig
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Plan is what a run creates in an existing cluster, one line per kind of
+// object. Every object carries the label admission-conformance.io/run=<run
+// id> (`run-conformance cleanup` finds leftovers by it).
+var Plan = []string{
+	"namespaces: one per spec case (generated names from the spec's short name), a few specs add one or two more; deleted after each case",
+	"mutatingwebhookconfigurations / validatingwebhookconfigurations: named <spec namespace>-<name>; every hook scoped by namespaceSelector to the spec's own namespace(s); deleted after each case",
+	"validatingadmissionpolicies / mutatingadmissionpolicies and their bindings: bindings scoped by namespaceSelector to the spec's namespace; deleted after each case",
+	"inside the spec namespaces only: configmaps, pods (never pulled or scheduling-gated), services, serviceaccounts, deployments, horizontalpodautoscalers, limitranges, resourcequotas, persistentvolumeclaims",
+	"nothing else: no CRDs, no cluster roles or bindings, no changes to existing objects",
+}
+
+// access is one permission the run needs.
+type access struct {
+	verb, group, resource, subresource string
+	namespaced                         bool
+}
+
+// needed lists the permissions the specs use (namespaced ones are checked
+// in a namespace that does not exist yet, as the spec namespaces are).
+var needed = func() []access {
+	var out []access
+	add := func(group, resource string, namespaced bool, verbs ...string) {
+		for _, v := range verbs {
+			out = append(out, access{verb: v, group: group, resource: resource, namespaced: namespaced})
+		}
+	}
+	add("", "namespaces", false, "create", "delete", "list", "get")
+	for _, r := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations",
+		"validatingadmissionpolicies", "validatingadmissionpolicybindings",
+		"mutatingadmissionpolicies", "mutatingadmissionpolicybindings"} {
+		add("admissionregistration.k8s.io", r, false, "create", "update", "patch", "delete", "deletecollection", "list", "get")
+	}
+	for _, r := range []string{"configmaps", "pods", "services", "serviceaccounts", "limitranges", "resourcequotas", "persistentvolumeclaims"} {
+		add("", r, true, "create", "update", "patch", "delete", "get", "list")
+	}
+	add("apps", "deployments", true, "create", "update", "delete", "get")
+	add("autoscaling", "horizontalpodautoscalers", true, "create", "delete")
+	out = append(out, access{verb: "create", resource: "pods", subresource: "exec", namespaced: true})
+	add("", "nodes", false, "list", "get")
+	return out
+}()
+
+// preflight logs the plan and checks, with SelfSubjectAccessReviews, that
+// the kubeconfig's user may do what the run does. A missing permission is
+// an error before anything is created.
+func (p *Provider) preflight(ctx context.Context, client kubernetes.Interface) error {
+	for _, line := range Plan {
+		p.logger.Info("preflight: will create " + line)
+	}
+	if p.webhookHost == "" {
+		p.logger.Info("preflight: no --webhook-host: specs that need the harness's fake webhooks will be reported not-supported")
+	} else {
+		p.logger.Info("preflight: the cluster's apiservers will call the fake webhooks at " + p.webhookHost)
+	}
+	if p.noPreflight {
+		return nil
+	}
+	denied, err := CheckAccess(ctx, client)
+	if err != nil {
+		return fmt.Errorf("preflight RBAC check: %w", err)
+	}
+	if len(denied) > 0 {
+		return fmt.Errorf("preflight: the kubeconfig's user may not %s: grant these (or use an admin kubeconfig)", strings.Join(denied, ", "))
+	}
+	p.logger.Info(fmt.Sprintf("preflight: RBAC allows all %d operations the run uses", len(needed)))
+	return nil
+}
+
+// CheckAccess returns the operations the client's user is denied.
+func CheckAccess(ctx context.Context, client kubernetes.Interface) ([]string, error) {
+	var denied []string
+	for _, a := range needed {
+		attrs := &authorizationv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource}
+		if a.namespaced {
+			attrs.Namespace = "admission-conformance-preflight"
+		}
+		review, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if !review.Status.Allowed {
+			what := a.resource
+			if a.subresource != "" {
+				what += "/" + a.subresource
+			}
+			if a.group != "" {
+				what += "." + a.group
+			}
+			denied = append(denied, a.verb+" "+what)
+		}
+	}
+	return denied, nil
+}
