@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
@@ -145,6 +147,62 @@ func TestBadNodeFlagsAreOneLineExitTwo(t *testing.T) {
 		msg := strings.TrimRight(r.stderr, "\n")
 		if r.code != 2 || strings.Contains(msg, "\n") || !strings.Contains(msg, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line saying %q", tc.args, r.code, msg, tc.want)
+		}
+	}
+}
+
+// Without the capability the plugin specs need, they are not-supported: on
+// nodes without a plugin host (as upstream's kubelet is) the built-in
+// specs still run; on a cluster without nodes nothing in the suite runs.
+func TestNodeadmitSpecsAreNotSupportedWithoutTheirCapability(t *testing.T) {
+	r, res := runNodeadmit(t, "--node-fault", "no-plugin-host", "--profile", "reference,extended",
+		"--label-filter", "spec:NodePluginRejectionKeepsReasonAndMessage || spec:NodePluginTimeoutFailsClosed || spec:KubeletRejectsOutOfCPU")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	expectStates(t, res, []string{"NodePluginRejectionKeepsReasonAndMessage", "NodePluginTimeoutFailsClosed"}, results.NotSupported, "")
+	expectStates(t, res, []string{"KubeletRejectsOutOfCPU"}, results.Passed, "")
+	for _, c := range casesOf(t, res, "NodePluginTimeoutFailsClosed") {
+		if !strings.Contains(c.Message, "NodeAdmissionPlugins") {
+			t.Errorf("not-supported without naming the missing feature: %q", c.Message)
+		}
+	}
+
+	r, res = runNodeadmit(t, "--nodes", "0", "--label-filter", "spec:KubeletRejectsOutOfCPU || spec:NodePluginSeesThePodUnchanged")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	expectStates(t, res, []string{"KubeletRejectsOutOfCPU", "NodePluginSeesThePodUnchanged"}, results.NotSupported, "")
+	if !strings.Contains(res.Cluster.Topology, "0 node") {
+		t.Errorf("topology %q", res.Cluster.Topology)
+	}
+}
+
+func TestNodesStartOnlyWhenTheSelectionCanIncludeNodeadmit(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 1},
+		{[]string{"--nodes", "3"}, 3},
+		{[]string{"--suite", "nodeadmit"}, 1},
+		{[]string{"--suite", "ordering"}, 0},
+		{[]string{"--profile", "core"}, 0},
+		{[]string{"--label-filter", "suite:ordering"}, 0},
+		{[]string{"--label-filter", "feature:NodeAdmissionPlugins"}, 1},
+		{[]string{"--nodes", "0", "--suite", "nodeadmit"}, 0},
+	} {
+		o := defaultRunOptions()
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		o.addFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.load(fs); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got := o.nodeCount(); got != tc.want {
+			t.Errorf("%v: %d nodes, want %d", tc.args, got, tc.want)
 		}
 	}
 }
