@@ -37,6 +37,7 @@ type kindCluster struct {
 	created, keep bool   // created by this run; keep it after Stop
 	ledger        string // where a created cluster is written down
 
+	kubeconfig    []byte
 	config        *rest.Config
 	replicas      []*rest.Config
 	controlPlanes []string
@@ -51,7 +52,8 @@ func (c *kindCluster) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("kubeconfig of kind cluster %s: %w", c.name, err)
 	}
-	if c.config, err = clientcmd.RESTConfigFromKubeConfig([]byte(raw)); err != nil {
+	c.kubeconfig = []byte(raw)
+	if c.config, err = clientcmd.RESTConfigFromKubeConfig(c.kubeconfig); err != nil {
 		return fmt.Errorf("kubeconfig of kind cluster %s: %w", c.name, err)
 	}
 	all, err := c.provider.ListNodes(c.name)
@@ -158,6 +160,9 @@ func (c *kindCluster) Topology() string {
 	}
 	return fmt.Sprintf("kind %s (%s): %d control plane(s), %d worker(s)", c.name, how, len(c.controlPlanes), len(c.workers))
 }
+
+// Kubeconfig is the cluster's kubeconfig (as `kind get kubeconfig` prints).
+func (c *kindCluster) Kubeconfig() []byte { return append([]byte(nil), c.kubeconfig...) }
 
 // Name is the kind cluster's name.
 func (c *kindCluster) Name() string { return c.name }

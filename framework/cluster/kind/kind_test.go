@@ -1,0 +1,61 @@
+package kind
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestTopologies(t *testing.T) {
+	for _, tc := range []struct {
+		t                Topology
+		controlPlanes, w int
+	}{{Single, 1, 0}, {Multi, 1, 2}, {HA, 3, 1}} {
+		cfg := tc.t.config()
+		var cps, workers int
+		for _, n := range cfg.Nodes {
+			switch n.Role {
+			case "control-plane":
+				cps++
+			case "worker":
+				workers++
+			}
+		}
+		if cps != tc.controlPlanes || workers != tc.w {
+			t.Errorf("%s: %d control planes and %d workers, want %d and %d", tc.t, cps, workers, tc.controlPlanes, tc.w)
+		}
+		if len(cfg.KubeadmConfigPatches) != 1 {
+			t.Errorf("%s: want the cgroup v1 kubelet patch, got %q", tc.t, cfg.KubeadmConfigPatches)
+		}
+	}
+	if _, err := ParseTopology("huge"); err == nil {
+		t.Error("ParseTopology accepted huge")
+	}
+	if got, err := ParseTopology("ha"); err != nil || got != HA {
+		t.Errorf("ParseTopology(ha) = %v, %v", got, err)
+	}
+}
+
+func TestLedger(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ledger")
+	if names, err := Leftovers(dir); err != nil || len(names) != 0 {
+		t.Fatalf("empty ledger: %v, %v", names, err)
+	}
+	for _, n := range []string{"b", "a"} {
+		if err := recordCluster(dir, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := Leftovers(dir)
+	if err != nil || !slices.Equal(names, []string{"a", "b"}) {
+		t.Fatalf("Leftovers = %v, %v; want [a b]", names, err)
+	}
+	forgetCluster(dir, "a")
+	if names, _ := Leftovers(dir); !slices.Equal(names, []string{"b"}) {
+		t.Fatalf("after forgetting a: %v", names)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b")); err != nil {
+		t.Fatal(err)
+	}
+}
