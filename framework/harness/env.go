@@ -29,6 +29,9 @@ const (
 	RunLabel    = "admission-conformance.io/run"
 	SpecLabel   = "admission-conformance.io/spec"
 	MarkerLabel = "admission-conformance.io/marker"
+	// SuiteLabel scopes what acts on one suite's objects alone (the
+	// reference initializers act on the initializers suite's namespaces).
+	SuiteLabel = "admission-conformance.io/suite"
 )
 
 // Config is what Boot needs.
@@ -41,6 +44,9 @@ type Config struct {
 	// carries, for apiservers that reach the harness by another address.
 	WebhookHosts []string
 	Logger       logr.Logger
+	// ReferenceInitializers installs the reference implementation of the
+	// seed's initializers (see initializers.go).
+	ReferenceInitializers ReferenceInitializers
 }
 
 // Env is one run's environment, shared by all specs of the run.
@@ -53,7 +59,14 @@ type Env struct {
 	Logger    logr.Logger
 	// KubernetesVersion is what the cluster's discovery reports.
 	KubernetesVersion string
+	// Installed are the features the harness installed itself (reference
+	// implementations); they are in Supported too.
+	Installed    features.Set
+	initializers closer
 }
+
+// closer is something Close stops.
+type closer interface{ Close(context.Context) error }
 
 // Boot starts the cluster and the fake webhook server. On failure nothing is
 // left running.
@@ -103,6 +116,11 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 		return nil, fmt.Errorf("start fake webhook server: %w", err)
 	}
 	env.Supported = env.Cluster.Capabilities().Union(cfg.Claimed)
+	if cfg.ReferenceInitializers.Install {
+		if err := env.installReferenceInitializers(startCtx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	return env, nil
 }
 
@@ -110,6 +128,7 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 // server and the cluster. It is safe on a partly booted Env.
 func (e *Env) Close(ctx context.Context) error {
 	var errs []error
+	errs = append(errs, e.closeReferenceInitializers(ctx))
 	if e.Cluster != nil {
 		sweepCtx, cancel := context.WithTimeout(ctx, e.Bounds.Cleanup.Duration)
 		errs = append(errs, Sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID))

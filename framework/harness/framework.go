@@ -75,7 +75,7 @@ func (f *Framework) setUp(ctx context.Context) error {
 	}
 	ns, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		GenerateName: namespacePrefix(f.Spec.ShortName),
-		Labels:       map[string]string{RunLabel: env.RunID, SpecLabel: f.Spec.ShortName},
+		Labels:       map[string]string{RunLabel: env.RunID, SpecLabel: f.Spec.ShortName, SuiteLabel: f.Spec.Suite},
 	}}, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("create the spec's namespace: %w", err)

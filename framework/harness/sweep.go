@@ -40,6 +40,7 @@ func Sweep(ctx context.Context, config *rest.Config, runID string) error {
 	collect("validating admission policies", ar.ValidatingAdmissionPolicies().DeleteCollection(ctx, del, list))
 	collect("mutating admission policy bindings", ar.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
 	collect("mutating admission policies", ar.MutatingAdmissionPolicies().DeleteCollection(ctx, del, list))
+	collect("reference initializers", sweepReferenceInitializers(ctx, config, selector))
 	namespaces, err := client.CoreV1().Namespaces().List(ctx, list)
 	collect("namespaces", err)
 	if err == nil {

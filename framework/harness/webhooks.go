@@ -153,7 +153,7 @@ func (f *Framework) Serve(phase fakewebhook.Phase, name string, b fakewebhook.Be
 
 // Labels are the labels every object the harness creates carries.
 func (f *Framework) Labels() map[string]string {
-	return map[string]string{RunLabel: f.Env.RunID, SpecLabel: f.Spec.ShortName}
+	return map[string]string{RunLabel: f.Env.RunID, SpecLabel: f.Spec.ShortName, SuiteLabel: f.Spec.Suite}
 }
 
 // markerValue is the marker label value for a configuration: a hash, since

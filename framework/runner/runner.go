@@ -159,7 +159,7 @@ func (s Selection) record() results.Selection {
 // featuresOf records which optional features the cluster declared and which
 // the user claimed on top.
 func featuresOf(env *harness.Env) results.Features {
-	declared := env.Cluster.Capabilities()
+	declared := env.Cluster.Capabilities().Union(env.Installed)
 	var out results.Features
 	for _, n := range declared.Sorted() {
 		out.Declared = append(out.Declared, string(n))

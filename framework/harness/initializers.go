@@ -1,0 +1,98 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/reference/initializers/install"
+)
+
+// ReferenceInitializers says whether Boot installs the project's reference
+// implementation of seed 002's initializers (reference/initializers) once
+// the cluster is up, and how.
+type ReferenceInitializers struct {
+	Install bool
+	// Fault breaks it on purpose, for the harness's own tests: one of
+	// InitializersReverseOrder, InitializersNoTimeouts.
+	Fault string
+}
+
+// The faults of the reference initializers.
+const (
+	// InitializersReverseOrder merges configurations in reverse name order.
+	InitializersReverseOrder = "reverse-order"
+	// InitializersNoTimeouts never enforces an initializer's timeout.
+	InitializersNoTimeouts = "no-timeouts"
+)
+
+// CheckInitializersFault rejects an unknown fault.
+func CheckInitializersFault(fault string) error {
+	switch fault {
+	case "", InitializersReverseOrder, InitializersNoTimeouts:
+		return nil
+	}
+	return fmt.Errorf("unknown reference initializers fault %q: use %s or %s", fault, InitializersReverseOrder, InitializersNoTimeouts)
+}
+
+// InitializersSuite is the suite whose namespaces (and mutating webhook
+// configurations) the harness's installation of the reference initializers
+// acts on, so it never touches the objects of other suites.
+const InitializersSuite = "initializers"
+
+// installReferenceInitializers installs the reference implementation,
+// scoped to this run's initializers-suite namespaces, and declares
+// features.ReferenceInitializers. Its webhook runs in this process, so the
+// apiservers must be able to call the harness's host.
+func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) error {
+	if err := CheckInitializersFault(cfg.ReferenceInitializers.Fault); err != nil {
+		return err
+	}
+	if !e.Supported.Has(features.HostWebhooksReachable) {
+		e.Logger.Info("reference initializers not installed: the cluster's apiservers cannot reach this host")
+		return nil
+	}
+	scope := map[string]string{RunLabel: e.RunID, SuiteLabel: InitializersSuite}
+	started := time.Now()
+	inst, err := install.Install(ctx, e.Cluster.RESTConfig(), install.Options{
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: scope},
+		ExemptSelector:    metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: scope}),
+		Labels:            map[string]string{RunLabel: e.RunID},
+		Hosts:             cfg.WebhookHosts,
+		ReadyTimeout:      e.Bounds.WebhookReady.Duration,
+		Poll:              e.Bounds.PollInterval.Duration,
+		ReverseOrder:      cfg.ReferenceInitializers.Fault == InitializersReverseOrder,
+		NoTimeouts:        cfg.ReferenceInitializers.Fault == InitializersNoTimeouts,
+		Logger:            e.Logger.WithName("reference-initializers"),
+	})
+	if err != nil {
+		return err
+	}
+	e.initializers = inst
+	if e.Installed == nil {
+		e.Installed = features.Set{}
+	}
+	e.Installed[features.ReferenceInitializers] = struct{}{}
+	e.Supported = e.Supported.Union(e.Installed)
+	e.Logger.Info("reference initializers installed", "elapsed", time.Since(started).Round(time.Millisecond).String(),
+		"fault", cfg.ReferenceInitializers.Fault)
+	return nil
+}
+
+// closeReferenceInitializers uninstalls the reference implementation.
+func (e *Env) closeReferenceInitializers(ctx context.Context) error {
+	if e.initializers == nil {
+		return nil
+	}
+	return e.initializers.Close(ctx)
+}
+
+// sweepReferenceInitializers deletes the reference implementation's objects
+// and the InitializerConfigurations specs created that selector matches.
+func sweepReferenceInitializers(ctx context.Context, config *rest.Config, selector string) error {
+	return install.Sweep(ctx, config, selector)
+}

@@ -1,0 +1,170 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
+)
+
+// Settings tune the controller.
+type Settings struct {
+	// NoTimeouts never enforces per-initializer timeouts: a deliberately
+	// broken implementation, for the harness's own tests.
+	NoTimeouts bool
+	// GlobalTimeout is the age after which read repair acts on a pod's
+	// head initializer (seed 002's example: 10 minutes).
+	GlobalTimeout time.Duration
+	// RepairInterval is the gap between two read-repair sweeps.
+	RepairInterval time.Duration
+}
+
+// Controller enforces initializer timeouts.
+type Controller struct {
+	client   kubernetes.Interface
+	factory  informers.SharedInformerFactory
+	informer cache.SharedIndexInformer
+	queue    workqueue.TypedDelayingInterface[string]
+	settings Settings
+	log      logr.Logger
+
+	mu    sync.Mutex
+	heads map[string]head // by pod key
+}
+
+// head is when the controller first saw an initializer at the head of a pod.
+type head struct {
+	uid   types.UID
+	name  string
+	since time.Time
+}
+
+// New returns a controller acting through client.
+func New(client kubernetes.Interface, s Settings, log logr.Logger) *Controller {
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithTweakListOptions(func(o *metav1ListOptions) { o.LabelSelector = v1alpha1.InitializingLabel }))
+	c := &Controller{
+		client:   client,
+		factory:  factory,
+		informer: factory.Core().V1().Pods().Informer(),
+		queue:    workqueue.NewTypedDelayingQueue[string](),
+		settings: s,
+		log:      log,
+		heads:    map[string]head{},
+	}
+	enqueue := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			c.queue.Add(key)
+		}
+	}
+	_, _ = c.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: enqueue,
+	})
+	return c
+}
+
+// Start runs the informer, the worker and the read-repair sweep until ctx
+// ends.
+func (c *Controller) Start(ctx context.Context) {
+	c.factory.Start(ctx.Done())
+	go func() {
+		<-ctx.Done()
+		c.queue.ShutDown()
+	}()
+	go c.work(ctx)
+	go c.repairLoop(ctx)
+}
+
+// WaitForSync returns once the informer has synced, or an error when ctx
+// ends first.
+func (c *Controller) WaitForSync(ctx context.Context) error {
+	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
+		return fmt.Errorf("initializers controller: pod informer did not sync: %w", ctx.Err())
+	}
+	return nil
+}
+
+// Wait waits for the informer's goroutines after ctx ended.
+func (c *Controller) Wait() { c.factory.Shutdown() }
+
+func (c *Controller) work(ctx context.Context) {
+	for {
+		key, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		if err := c.sync(ctx, key); err != nil && ctx.Err() == nil {
+			c.log.Info("sync failed; retrying", "pod", key, "error", err.Error())
+			c.queue.AddAfter(key, time.Second)
+		}
+		c.queue.Done(key)
+	}
+}
+
+// sync brings one pod forward: it notes a new head, acts on a head whose
+// time is up, and finishes pods with nothing left to wait for.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	obj, exists, err := c.informer.GetStore().GetByKey(key)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		c.forget(key)
+		return nil
+	}
+	pod := obj.(*corev1.Pod)
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded || pod.DeletionTimestamp != nil {
+		c.forget(key)
+		return c.finish(ctx, pod)
+	}
+	remaining, err := v1alpha1.Remaining(pod)
+	if err != nil {
+		c.log.Info("pod not handled", "pod", key, "error", err.Error())
+		return nil
+	}
+	if len(remaining) == 0 {
+		c.forget(key)
+		return c.finish(ctx, pod)
+	}
+	h := c.observe(key, pod.UID, remaining[0].Name)
+	if c.settings.NoTimeouts {
+		return nil
+	}
+	if left := time.Until(h.since.Add(remaining[0].Timeout())); left > 0 {
+		c.queue.AddAfter(key, left)
+		return nil
+	}
+	return c.timeOut(ctx, pod, remaining[0], v1alpha1.ReasonTimeout, v1alpha1.ReasonTimeoutIgnored,
+		fmt.Sprintf("did not finish within %s of reaching the head of the list", remaining[0].Timeout()))
+}
+
+// observe returns when name was first seen at the head of the pod, noting
+// now if it was not there before.
+func (c *Controller) observe(key string, uid types.UID, name string) head {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.heads[key]
+	if !ok || h.uid != uid || h.name != name {
+		h = head{uid: uid, name: name, since: time.Now()}
+		c.heads[key] = h
+	}
+	return h
+}
+
+func (c *Controller) forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.heads, key)
+}
