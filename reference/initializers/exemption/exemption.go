@@ -56,8 +56,8 @@ func New(client kubernetes.Interface, selector string, log logr.Logger) *Control
 	c := &Controller{
 		client: client, selector: selector, factory: factory,
 		informer: factory.Admissionregistration().V1().MutatingWebhookConfigurations().Informer(),
-		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](10*time.Millisecond, time.Second)),
-		log:   log,
+		queue:    workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](10*time.Millisecond, time.Second)),
+		log:      log,
 	}
 	enqueue := func(obj any) {
 		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {

@@ -32,8 +32,8 @@ type Instance struct {
 	// unregister deletes the webhook configuration, once created.
 	unregister func(context.Context) error
 	created    []deletion // in creation order; Close deletes in reverse
-	closed  sync.Once
-	err     error
+	closed     sync.Once
+	err        error
 }
 
 // deletion removes one object the installation created.

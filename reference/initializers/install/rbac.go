@@ -12,7 +12,7 @@ func roles(labels map[string]string) []*rbacv1.ClusterRole {
 	return []*rbacv1.ClusterRole{
 		{
 			ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PollerRole, Labels: labels},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1alpha1.Group}, Resources: []string{v1alpha1.Resource}, Verbs: []string{"list"}}},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{v1alpha1.Group}, Resources: []string{v1alpha1.Resource}, Verbs: []string{"list"}}},
 		},
 		{
 			ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ControllerRole, Labels: labels},
