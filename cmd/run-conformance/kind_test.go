@@ -1,0 +1,278 @@
+package main
+
+// Tests against real kind clusters. They run only under `make test-kind`
+// (ADMISSION_CONFORMANCE_KIND_IMAGE names the node image) with a Docker
+// engine and that image present; otherwise they are skipped and say why.
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+const kindImageEnv = "ADMISSION_CONFORMANCE_KIND_IMAGE"
+
+// kindImage returns the node image, or skips the test saying what is missing.
+func kindImage(t *testing.T) string {
+	t.Helper()
+	image := os.Getenv(kindImageEnv)
+	if image == "" {
+		t.Skipf("kind tests need %s=<node image> (make test-kind)", kindImageEnv)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kind.CheckDocker(ctx); err != nil {
+		t.Skipf("kind tests need a Docker engine: %v", err)
+	}
+	if err := kind.CheckImage(ctx, image); err != nil {
+		t.Skipf("kind tests need the node image: %v", err)
+	}
+	return image
+}
+
+func kindTopologies() []string {
+	if v := os.Getenv("ADMISSION_CONFORMANCE_KIND_TOPOLOGIES"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return []string{"single", "ha"}
+}
+
+// TestKindRunsAllSuites runs every suite on kind clusters the run creates
+// and deletes: nothing fails, HA measures propagation on every replica, and
+// no cluster is left.
+func TestKindRunsAllSuites(t *testing.T) {
+	image := kindImage(t)
+	for _, topology := range kindTopologies() {
+		t.Run(topology, func(t *testing.T) {
+			reports := t.TempDir()
+			started := time.Now()
+			r := runCLI(t, "run", "--provider", "kind", "--kind-topology", topology, "--kind-image", image,
+				"--report-dir", reports, "--bound", "clusterStart=10m")
+			t.Logf("kind %s: full run %.0fs, exit %d\n%s", topology, time.Since(started).Seconds(), r.code, tail(r.stdout, 40))
+			res := readResults(t, reports)
+			for _, s := range res.Specs {
+				if s.State == results.Failed {
+					t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
+				}
+			}
+			if r.code != 0 {
+				t.Fatalf("exit %d; stderr: %s", r.code, r.stderr)
+			}
+			if res.Cluster.Provider != kind.Name || res.Summary.Passed == 0 {
+				t.Fatalf("cluster %+v, summary %+v", res.Cluster, res.Summary)
+			}
+			if topology == "ha" {
+				replicas := map[string]bool{}
+				for _, s := range res.Specs {
+					for _, m := range s.Measurements {
+						if rep := m.Labels["replica"]; rep != "" {
+							replicas[rep] = true
+						}
+					}
+				}
+				if len(replicas) < 3 {
+					t.Errorf("HA run measured %d replica(s), want 3: %v", len(replicas), replicas)
+				}
+			}
+			if left, _ := kind.Leftovers(kind.DefaultLedgerDir()); len(left) > 0 {
+				t.Errorf("kind clusters left behind: %v", left)
+			}
+		})
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// kindCluster starts a kind cluster for the kubeconfig-provider tests and
+// writes its kubeconfig; it is deleted when the test ends.
+func kindCluster(t *testing.T, image string) (kubeconfigPath, gateway string, c cluster.Cluster) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	started := time.Now()
+	c, err := kind.New(kind.WithNodeImage(image)).Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kind single cluster up in %.1fs", time.Since(started).Seconds())
+	t.Cleanup(func() { _ = c.Stop(context.Background()) })
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, c.(interface{ Kubeconfig() []byte }).Kubeconfig(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, c.(cluster.WebhookHost).WebhookHost(), c
+}
+
+// waitUnchanged waits until the cluster holds exactly what before held
+// (namespace deletion finishes asynchronously) and fails listing the
+// difference if it never does.
+func waitUnchanged(t *testing.T, c cluster.Cluster, before kubeconfig.Inventory) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		after, err := kubeconfig.TakeInventory(context.Background(), c.RESTConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		added, removed := before.Diff(after)
+		if len(added) == 0 && len(removed) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster changed: added %v, removed %v", added, removed)
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+// TestKubeconfigProviderOnKind runs the suites through the kubeconfig
+// provider against a kind cluster: the run passes and leaves the cluster as
+// it found it; a run killed with SIGKILL leaves labelled objects that do not
+// get in the way of other workloads, and `cleanup` removes them all.
+func TestKubeconfigProviderOnKind(t *testing.T) {
+	image := kindImage(t)
+	path, gateway, c := kindCluster(t, image)
+	ctx := context.Background()
+	settle(t, c)
+	before, err := kubeconfig.TakeInventory(ctx, c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("inventory: %d objects", len(before))
+
+	t.Run("run leaves the cluster unchanged", func(t *testing.T) {
+		reports := t.TempDir()
+		r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--webhook-host", gateway,
+			"--suite", "ordering,webhooks", "--report-dir", reports)
+		res := readResults(t, reports)
+		for _, s := range res.Specs {
+			if s.State == results.Failed {
+				t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
+			}
+		}
+		if r.code != 0 || res.Summary.Passed == 0 {
+			t.Fatalf("exit %d, summary %+v; stderr: %s\n%s", r.code, res.Summary, r.stderr, tail(r.stdout, 30))
+		}
+		if !strings.Contains(r.stdout, "preflight: RBAC allows") {
+			t.Errorf("no preflight report in the output:\n%s", tail(r.stdout, 200))
+		}
+		waitUnchanged(t, c, before)
+	})
+
+	t.Run("SIGKILL then cleanup", func(t *testing.T) {
+		client, err := kubernetes.NewForConfig(c.RESTConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe, _ := os.Executable()
+		cmd := exec.Command(exe, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--webhook-host", gateway,
+			"--suite", "webhooks", "--report-dir", t.TempDir())
+		cmd.Env = append(os.Environ(), asMain+"=1", "TMPDIR="+t.TempDir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		// Kill it once it has registered a webhook configuration.
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			list, err := client.AdmissionregistrationV1().ValidatingWebhookConfigurations().List(ctx, metav1.ListOptions{LabelSelector: harness.RunLabel})
+			if err == nil && len(list.Items) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the run registered no webhook configuration within 3 minutes")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		left, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: harness.RunLabel})
+		if err != nil || len(left.Items) == 0 {
+			t.Fatalf("a killed run left no labelled namespace (%v): nothing to test cleanup on", err)
+		}
+		// The killed run's webhooks are scoped: a workload elsewhere is admitted.
+		ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "workload-"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("a namespace outside the harness's was not admitted after the kill: %v", err)
+		}
+		for _, obj := range []string{"a", "b"} {
+			if _, err := client.CoreV1().ConfigMaps(ns.Name).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: obj}}, metav1.CreateOptions{}); err != nil {
+				t.Errorf("a configmap outside the harness's namespaces was not admitted after the kill: %v", err)
+			}
+		}
+		if err := client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+
+		r := runCLI(t, "cleanup", "--kubeconfig", path)
+		if r.code != 0 || !strings.Contains(r.stdout, "removed") {
+			t.Fatalf("cleanup: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		t.Logf("cleanup said:\n%s", r.stdout)
+		waitUnchanged(t, c, before)
+		r = runCLI(t, "cleanup", "--kubeconfig", path)
+		if r.code != 0 || !strings.Contains(r.stdout, "nothing labelled") {
+			t.Fatalf("second cleanup: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// settle waits until the new cluster stops creating objects on its own
+// (controllers' first pass), so the inventory compares like with like.
+func settle(t *testing.T, c cluster.Cluster) {
+	t.Helper()
+	var last kubeconfig.Inventory
+	for i := 0; i < 60; i++ {
+		inv, err := kubeconfig.TakeInventory(context.Background(), c.RESTConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != nil {
+			if a, r := last.Diff(inv); len(a) == 0 && len(r) == 0 {
+				return
+			}
+		}
+		last = inv
+		time.Sleep(5 * time.Second)
+	}
+	t.Fatal("the cluster kept changing for 5 minutes")
+}
+
+// TestCleanupBadInput: cleanup's own input errors are one line, exit 2.
+func TestCleanupBadInput(t *testing.T) {
+	r := runCLI(t, "cleanup", "--kubeconfig", filepath.Join(t.TempDir(), "missing"))
+	if r.code != 2 || strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") > 0 || !strings.Contains(r.stderr, "kubeconfig") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = runCLI(t, "run", "--kind-image", "x")
+	if r.code != 2 || !strings.Contains(r.stderr, "go with --provider kind") {
+		t.Fatalf("kind flag with embedded: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = runCLI(t, "run", "--provider", "kind", "--kind-topology", "huge")
+	if r.code != 2 || !strings.Contains(r.stderr, "unknown kind topology") {
+		t.Fatalf("bad topology: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
