@@ -56,6 +56,20 @@ type Bounds struct {
 	// kubelet decides in milliseconds, so this only catches a node that
 	// stalls.
 	NodeAdmission Duration `json:"nodeAdmission"`
+	// PodBinding bounds the time from removing a pod's last scheduling
+	// gate to the scheduler binding it. No seed sets a number; a scheduler
+	// requeues an ungated pod at once and binds it in milliseconds.
+	PodBinding Duration `json:"podBinding"`
+	// InitializerConfigPropagation bounds the time from an
+	// InitializerConfiguration change to the initializers assigned to new
+	// pods following it (seed 002: a consistent read every 1s, "we only
+	// guarantee a change becomes effective in 1s"). TimingSlack is added.
+	InitializerConfigPropagation Duration `json:"initializerConfigPropagation"`
+	// InitializerLoadingBlock is how long after the last successful read of
+	// the initializer configurations creations are blocked (seed 002: "If
+	// there isn't any successful read in the last 5s, [...] block all
+	// incoming request"). TimingSlack is added.
+	InitializerLoadingBlock Duration `json:"initializerLoadingBlock"`
 
 	// Harness waits: exceeding one is a setup failure, not a contract failure.
 
@@ -68,6 +82,9 @@ type Bounds struct {
 	WebhookReady Duration `json:"webhookReady"`
 	// ObjectState is how long to wait for an object to reach a state.
 	ObjectState Duration `json:"objectState"`
+	// SchedulingGateHold is how long a gated pod is watched to stay unbound
+	// while an ungated twin is bound (an observation window).
+	SchedulingGateHold Duration `json:"schedulingGateHold"`
 	// PollInterval is the gap between two probes of anything polled.
 	PollInterval Duration `json:"pollInterval"`
 	// Spec is the timeout of one spec.
@@ -79,17 +96,21 @@ type Bounds struct {
 // Defaults returns the bounds used when nothing overrides them.
 func Defaults() Bounds {
 	return Bounds{
-		WebhookConfigPropagation: D(time.Second),
-		PolicyPropagation:        D(2 * time.Second),
-		TimingSlack:              D(500 * time.Millisecond),
-		NodeAdmission:            D(2 * time.Second),
-		ClusterStart:             D(3 * time.Minute),
-		ClusterStop:              D(time.Minute),
-		WebhookReady:             D(30 * time.Second),
-		ObjectState:              D(30 * time.Second),
-		PollInterval:             D(20 * time.Millisecond),
-		Spec:                     D(3 * time.Minute),
-		Cleanup:                  D(time.Minute),
+		WebhookConfigPropagation:     D(time.Second),
+		PolicyPropagation:            D(2 * time.Second),
+		TimingSlack:                  D(500 * time.Millisecond),
+		NodeAdmission:                D(2 * time.Second),
+		PodBinding:                   D(2 * time.Second),
+		InitializerConfigPropagation: D(time.Second),
+		InitializerLoadingBlock:      D(5 * time.Second),
+		ClusterStart:                 D(3 * time.Minute),
+		ClusterStop:                  D(time.Minute),
+		WebhookReady:                 D(30 * time.Second),
+		ObjectState:                  D(30 * time.Second),
+		SchedulingGateHold:           D(2 * time.Second),
+		PollInterval:                 D(20 * time.Millisecond),
+		Spec:                         D(3 * time.Minute),
+		Cleanup:                      D(time.Minute),
 	}
 }
 

@@ -3,11 +3,13 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/install"
 )
@@ -57,8 +59,14 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		return nil
 	}
 	scope := map[string]string{RunLabel: e.RunID, SuiteLabel: InitializersSuite}
+	listen := ""
+	if h, ok := e.Cluster.(cluster.WebhookHost); ok {
+		// Apiservers in containers reach this host at the bridge's address.
+		listen = net.JoinHostPort(h.WebhookHost(), "0")
+	}
 	started := time.Now()
 	inst, err := install.Install(ctx, e.Cluster.RESTConfig(), install.Options{
+		ListenAddress:     listen,
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: scope},
 		ExemptSelector:    metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: scope}),
 		Labels:            map[string]string{RunLabel: e.RunID},
