@@ -74,7 +74,7 @@ func newRootCommand() *cobra.Command {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand(), newHollowNodeCommand())
-	root.AddCommand(newCleanupCommand())
+	root.AddCommand(newCleanupCommand(), newImageCommand())
 	return root
 }
 

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -165,5 +166,37 @@ func TestWriteRejectsBadInput(t *testing.T) {
 	}
 	if _, err := Write(io.Discard, WithFiles(File{Path: "relative"})); err == nil {
 		t.Error("a relative path was accepted")
+	}
+}
+
+func TestBinaryBringsItsLibraries(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Binary(exe, "/harness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files[0].Path != "/harness" || files[0].Source != exe || files[0].Mode != 0o755 {
+		t.Fatalf("first file %+v", files[0])
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	libs, _ := f.ImportedLibraries()
+	for _, lib := range libs {
+		found := false
+		for _, file := range files {
+			found = found || filepath.Base(file.Path) == lib
+		}
+		if !found {
+			t.Errorf("%s needs %s, not among %+v", exe, lib, files)
+		}
+	}
+	if _, err := Binary(filepath.Join(t.TempDir(), "missing"), "/x"); err == nil {
+		t.Error("a missing binary gave no error")
 	}
 }

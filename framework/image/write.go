@@ -72,6 +72,9 @@ func WriteFile(path string, opts ...Option) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return Result{}, err
+	}
 	return res, os.Rename(tmp.Name(), path)
 }
 

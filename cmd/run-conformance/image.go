@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/admission-conformance/admission-conformance/framework/image"
+)
+
+// DefaultPluginImage is the name `image` gives the harness image unless
+// --ref says otherwise.
+var DefaultPluginImage = "admission-conformance/run-conformance:" + version
+
+func newImageCommand() *cobra.Command {
+	var out string
+	var refs []string
+	cmd := &cobra.Command{
+		Use:   "image",
+		Short: "Write this binary as a container image (OCI archive), to push for --plugin-image",
+		Long: "image writes this very binary, with the shared libraries it needs, as a container image: one tar " +
+			"that is an OCI image layout (skopeo copy oci-archive:FILE docker://REGISTRY/NAME:TAG, ctr images import) " +
+			"and that `docker load` also reads. No container engine is needed.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageError("--output is required")
+			}
+			if len(refs) == 0 {
+				refs = []string{DefaultPluginImage}
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return usageError("cannot find this binary: %v", err)
+			}
+			files, err := image.Binary(exe, "/usr/local/bin/run-conformance")
+			if err != nil {
+				return usageError("%v", err)
+			}
+			opts := []image.Option{image.WithFiles(files...), image.WithEntrypoint("/usr/local/bin/run-conformance"),
+				image.WithUser("65532:65532"), image.WithLabel("org.opencontainers.image.version", version)}
+			for _, r := range refs {
+				opts = append(opts, image.WithRef(r))
+			}
+			res, err := image.WriteFile(out, opts...)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %v, manifest %s\n", out, res.Refs, res.Manifest)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the archive to write")
+	cmd.Flags().StringArrayVar(&refs, "ref", nil, "image name with tag, repeatable (default "+DefaultPluginImage+")")
+	return cmd
+}
