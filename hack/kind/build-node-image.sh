@@ -102,14 +102,14 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
   address = ""
 TOML
   containerd --config "$state/config.toml" >"$state/containerd.log" 2>&1 &
-  local pid=$!
-  trap 'kill $pid 2>/dev/null || true' RETURN
+  CONTAINERD_PID=$!
   for _ in $(seq 1 50); do [[ -S $sock ]] && break; sleep 0.2; done
   for t in "$IMAGES"/*.tar; do
-    ctr --address "$sock" --namespace k8s.io images import --no-unpack --digests "$t" >/dev/null
+    ctr --address "$sock" --namespace k8s.io images import --no-unpack "$t" >/dev/null
   done
   ctr --address "$sock" --namespace k8s.io images ls -q | sort >"$WORK/images.txt"
-  kill $pid && wait $pid 2>/dev/null || true
+  kill "$CONTAINERD_PID" && wait "$CONTAINERD_PID" 2>/dev/null || true
+  CONTAINERD_PID=
   log "node images: $(tr '\n' ' ' <"$WORK/images.txt")"
 }
 
@@ -149,6 +149,8 @@ node_image() {
   rm -f "$WORK/node.tar"
 }
 
+CONTAINERD_PID=
+trap '[[ -n $CONTAINERD_PID ]] && kill "$CONTAINERD_PID" 2>/dev/null; true' EXIT
 mkdir -p "$WORK"
 step node-rootfs node_rootfs
 step base-rootfs base_rootfs
