@@ -40,7 +40,12 @@ func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
 	}
 	defer log.Close()
 	started := time.Now()
-	c, err := embedded.New(embedded.WithBaseDir(base), embedded.WithNodes(2, nodes.DefaultSpec()),
+	// node-1 is shaped as an upstream kubelet: no plugin host, its own
+	// extended resource.
+	plain := nodes.DefaultSpec()
+	plain.PluginHost = false
+	plain.ExtendedResources = map[string]string{"example.com/gadget": "5"}
+	c, err := embedded.New(embedded.WithBaseDir(base), embedded.WithNodeSpecs(nodes.DefaultSpec(), plain),
 		embedded.WithComponentLog(log), embedded.WithLogger(testr.NewWithOptions(t, testr.Options{Verbosity: 1}))).Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -57,10 +62,14 @@ func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
 	if len(names) != 2 {
 		t.Fatalf("nodes: %+v", names)
 	}
-	for _, n := range names {
-		if !n.Capabilities.Has(features.NodeAdmission) || !n.Capabilities.Has(features.NodeAdmissionPlugins) {
-			t.Errorf("node %s capabilities %v", n.Name, n.Capabilities.Sorted())
-		}
+	if caps := names[0].Capabilities; !caps.Has(features.NodeAdmission) || !caps.Has(features.NodeAdmissionPlugins) {
+		t.Errorf("node %s capabilities %v", names[0].Name, caps.Sorted())
+	}
+	if caps := names[1].Capabilities; !caps.Has(features.NodeAdmission) || caps.Has(features.NodeAdmissionPlugins) {
+		t.Errorf("node %s (no plugin host) capabilities %v", names[1].Name, caps.Sorted())
+	}
+	if _, ok := c.(nodes.PluginHosts).NodePluginHost(names[1].Name); ok {
+		t.Errorf("node %s has a plugin host", names[1].Name)
 	}
 	if caps := c.Capabilities(); !caps.Has(features.NodeAdmission) || !caps.Has(features.NodeAdmissionPlugins) {
 		t.Errorf("cluster capabilities %v", caps.Sorted())
@@ -76,6 +85,16 @@ func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
 	}
 	if v := node.Labels[nodes.AppArmorLabel]; v != "unavailable" && v != "enforceable" {
 		t.Errorf("label %s = %q", nodes.AppArmorLabel, v)
+	}
+	other, err := client.CoreV1().Nodes().Get(ctx, names[1].Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := other.Status.Allocatable["example.com/gadget"]; q.Cmp(resource.MustParse("5")) != 0 {
+		t.Errorf("node %s allocatable example.com/gadget = %s, want 5", other.Name, q.String())
+	}
+	if _, ok := other.Status.Allocatable[nodes.ExtendedResource]; ok {
+		t.Errorf("node %s advertises %s it was not given", other.Name, nodes.ExtendedResource)
 	}
 
 	// A warm node rejects in milliseconds, with the kubelet's reason.

@@ -52,9 +52,10 @@ func (s *Set) Names() []string {
 	return names
 }
 
-// HasPluginHosts reports whether the nodes host plugins.
-func (s *Set) HasPluginHosts() bool {
-	return s != nil && len(s.nodes) > 0 && s.nodes[0].config.Plugins != nil
+// HasPluginHost reports whether the named node hosts plugins.
+func (s *Set) HasPluginHost(name string) bool {
+	_, ok := s.NodePluginHost(name)
+	return ok
 }
 
 // NodePluginHost implements PluginHosts.

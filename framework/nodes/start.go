@@ -18,10 +18,10 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 )
 
-// Options say how many nodes to start and how to reach the cluster.
+// Options say which nodes to start and how to reach the cluster.
 type Options struct {
-	Count int
-	Spec  Spec
+	// Specs has one entry per node: node-<i> is shaped by Specs[i].
+	Specs []Spec
 	// Dir is the run's temp dir; each node gets Dir/nodes/<name>.
 	Dir string
 	// Server is the apiserver URL the kubelets talk to; CACertFile verifies
@@ -43,8 +43,8 @@ type Options struct {
 // Start starts the nodes side by side and returns once every one is Ready
 // and warmed up. On failure it stops what it started.
 func Start(ctx context.Context, o Options) (_ *Set, err error) {
-	if o.Count < 1 {
-		return nil, fmt.Errorf("need at least one node, got %d", o.Count)
+	if len(o.Specs) < 1 {
+		return nil, fmt.Errorf("need at least one node, got %d", len(o.Specs))
 	}
 	client, err := kubernetes.NewForConfig(o.Admin)
 	if err != nil {
@@ -59,8 +59,8 @@ func Start(ctx context.Context, o Options) (_ *Set, err error) {
 			_ = s.Stop(0)
 		}
 	}()
-	for i := 0; i < o.Count; i++ {
-		n, err := startNode(o, fmt.Sprintf("node-%d", i))
+	for i, spec := range o.Specs {
+		n, err := startNode(o, spec, fmt.Sprintf("node-%d", i))
 		if n != nil {
 			s.nodes = append(s.nodes, n)
 		}
@@ -83,7 +83,7 @@ func Start(ctx context.Context, o Options) (_ *Set, err error) {
 }
 
 // startNode lays out the node's dir and starts its process.
-func startNode(o Options, name string) (*node, error) {
+func startNode(o Options, spec Spec, name string) (*node, error) {
 	dir := filepath.Join(o.Dir, "nodes", name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -95,21 +95,21 @@ func startNode(o Options, name string) (*node, error) {
 	c := hollow.Config{
 		Name: name, Dir: dir, Kubeconfig: kubeconfig,
 		Labels:            map[string]string{},
-		MaxPods:           o.Spec.MaxPods,
-		ExtendedResources: o.Spec.ExtendedResources,
-		QPS:               o.Spec.QPS, Burst: int(2 * o.Spec.QPS),
-		Broken:    o.Spec.Broken,
-		Verbosity: o.Spec.Verbosity,
+		MaxPods:           spec.MaxPods,
+		ExtendedResources: spec.ExtendedResources,
+		QPS:               spec.QPS, Burst: int(2 * spec.QPS),
+		Broken:    spec.Broken,
+		Verbosity: spec.Verbosity,
 	}
-	for k, v := range o.Spec.Labels {
+	for k, v := range spec.Labels {
 		c.Labels[k] = v
 	}
-	if o.Spec.PluginHost {
+	if spec.PluginHost {
 		c.Plugins = &hollow.PluginHost{
 			ConfigDir: filepath.Join(dir, "plugins", "conf"),
 			PluginDir: filepath.Join(dir, "plugins", "bin"),
-			Timeout:   bounds.D(o.Spec.PluginTimeout),
-			FailOpen:  o.Spec.PluginsFailOpen,
+			Timeout:   bounds.D(spec.PluginTimeout),
+			FailOpen:  spec.PluginsFailOpen,
 		}
 		for _, d := range []string{c.Plugins.ConfigDir, c.Plugins.PluginDir, stateDir(dir)} {
 			if err := os.MkdirAll(d, 0o755); err != nil {
