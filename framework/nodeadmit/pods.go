@@ -3,6 +3,7 @@ package nodeadmit
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,8 +14,9 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 )
 
-// Image is the image of every pod the specs create; a hollow node's fake
-// runtime pulls anything, a real node needs nothing but the pause image.
+// Image is the image of every pod the specs create: a hollow node's fake
+// runtime runs anything; on a real node Decide swaps in the pause image the
+// node already holds, since clusters under test may reach no registry.
 const Image = "registry.k8s.io/pause:3.10"
 
 // Pod is a minimal pod called name in the case's namespace, bound to node by
@@ -71,7 +73,39 @@ func Decide(ctx context.Context, f *harness.Framework, pod *corev1.Pod) (nodes.D
 	if err != nil {
 		return nodes.Decision{}, fmt.Errorf("namespace %s has no default ServiceAccount: %w", pod.Namespace, err)
 	}
+	if err := useLocalImage(ctx, f, pod); err != nil {
+		return nodes.Decision{}, err
+	}
 	return nodes.CreateAndDecide(ctx, f.Client, pod, f.Bounds.ObjectState.Duration)
+}
+
+// useLocalImage replaces Image by a pause image the pod's node lists among
+// its images, if it lists one.
+func useLocalImage(ctx context.Context, f *harness.Framework, pod *corev1.Pod) error {
+	node, err := f.Client.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("node %s: %w", pod.Spec.NodeName, err)
+	}
+	local := ""
+	for _, img := range node.Status.Images {
+		for _, name := range img.Names {
+			if name == Image {
+				return nil
+			}
+			if local == "" && strings.Contains(name, "/pause:") {
+				local = name
+			}
+		}
+	}
+	if local == "" {
+		return nil
+	}
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Image == Image {
+			pod.Spec.Containers[i].Image = local
+		}
+	}
+	return nil
 }
 
 // Current returns the pod as stored now.
