@@ -86,6 +86,9 @@ func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
 	if v := node.Labels[nodes.AppArmorLabel]; v != "unavailable" && v != "enforceable" {
 		t.Errorf("label %s = %q", nodes.AppArmorLabel, v)
 	}
+	if node.Labels[nodes.HollowLabel] != "true" {
+		t.Errorf("node %s lacks label %s", node.Name, nodes.HollowLabel)
+	}
 	other, err := client.CoreV1().Nodes().Get(ctx, names[1].Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

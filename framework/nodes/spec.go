@@ -10,8 +10,11 @@ import (
 // exhaust an extended resource.
 const ExtendedResource = "admission-conformance.io/widget"
 
-// AppArmorLabel is set by every node: see hollow.AppArmorLabel.
-const AppArmorLabel = hollow.AppArmorLabel
+// AppArmorLabel and HollowLabel are set by every node: see hollow.
+const (
+	AppArmorLabel = hollow.AppArmorLabel
+	HollowLabel   = hollow.HollowLabel
+)
 
 // Spec is the shape of every node of a cluster.
 type Spec struct {

@@ -9,6 +9,11 @@ import "k8s.io/kubernetes/pkg/security/apparmor"
 // whether that rejection can be checked here.
 const AppArmorLabel = "node.admission-conformance.io/apparmor"
 
+// HollowLabel marks the harness's own hollow nodes, which run nothing but
+// the harness's pods: specs that disturb a whole node (a NoExecute taint
+// evicts every pod that does not tolerate it) only pick these.
+const HollowLabel = "node.admission-conformance.io/hollow"
+
 func appArmorLabelValue() string {
 	if apparmor.NewValidator().ValidateHost() != nil {
 		return "unavailable"

@@ -34,6 +34,7 @@ func kubeletConfig(c Config) (*options.KubeletFlags, *kubeletconfig.KubeletConfi
 		f.NodeLabels[k] = v
 	}
 	f.NodeLabels[AppArmorLabel] = appArmorLabelValue()
+	f.NodeLabels[HollowLabel] = "true"
 	if err := options.ValidateKubeletFlags(f); err != nil {
 		return nil, nil, err
 	}
