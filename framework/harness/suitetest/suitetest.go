@@ -6,8 +6,10 @@
 //
 //	ADMISSION_CONFORMANCE_KUBECONFIG   run against this cluster instead of an embedded one
 //	ADMISSION_CONFORMANCE_APISERVERS   embedded apiserver replicas (default 1)
-//	ADMISSION_CONFORMANCE_NODES        embedded hollow nodes (default 1 for nodeadmit, else 0);
+//	ADMISSION_CONFORMANCE_NODES        embedded hollow nodes (default 1 for nodeadmit and initializers, else 0);
 //	                                   a suite with nodes calls nodes.RunIfChild in its TestMain
+//	ADMISSION_CONFORMANCE_REFERENCE_INITIALIZERS  0 to not install the reference initializers
+//	                                   (installed for the initializers suite by default)
 //	ADMISSION_CONFORMANCE_REPORT_DIR   write results.json and components.log here
 package suitetest
 
@@ -52,7 +54,9 @@ func Run(t *testing.T, suite string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := harness.Boot(context.Background(), harness.Config{Provider: provider, Bounds: b})
+	env, err := harness.Boot(context.Background(), harness.Config{Provider: provider, Bounds: b,
+		ReferenceInitializers: harness.ReferenceInitializers{
+			Install: suite == harness.InitializersSuite && os.Getenv("ADMISSION_CONFORMANCE_REFERENCE_INITIALIZERS") != "0"}})
 	if err != nil {
 		t.Fatalf("boot %s cluster: %v", provider.Name(), err)
 	}
@@ -89,7 +93,7 @@ func providerFromEnv(suite string, componentLog io.Writer, b bounds.Bounds) (clu
 		replicas = n
 	}
 	nodeCount := 0
-	if suite == "nodeadmit" {
+	if suite == "nodeadmit" || suite == harness.InitializersSuite {
 		nodeCount = 1
 	}
 	if v := os.Getenv("ADMISSION_CONFORMANCE_NODES"); v != "" {

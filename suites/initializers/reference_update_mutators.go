@@ -1,0 +1,106 @@
+package initializers
+
+import (
+	"context"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/framework/enforce"
+	"github.com/admission-conformance/admission-conformance/framework/fakeinitializer"
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
+)
+
+var updateMutatorsSkippedDuringInitialization = spec.Spec{
+	ShortName: "UpdateMutatorsSkippedDuringInitialization",
+	Suite:     "initializers",
+	Description: "A mutating webhook for pod updates is not called for the updates that initialize a pod (gate " +
+		"removals, the implementation's own), and is called for the pod's updates once it is initialized.",
+	Features: []features.Name{features.ReferenceInitializers, features.MutatingWebhook},
+	Profile:  spec.Reference,
+	Seed:     "000 Requirements for extensible admission: during initialization the update admission mutators shouldn't run",
+}
+
+var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harness.Framework) {
+	ginkgo.It("does not call an update mutator while the pod is initialized, and does afterwards", func(ctx ginkgo.SpecContext) {
+		gomega.Expect(ensureDefaultServiceAccount(ctx, f)).To(gomega.Succeed())
+		first, second, held := gate(f, "first"), gate(f, "second"), gate(f, "held")
+		// A marker pod held for the whole case (no one plays held, and its
+		// timeout is long) tells when the exemption is in force.
+		_, err := createConfiguration(ctx, f, newConfiguration(f, "b", initializer(held, v1alpha1.Ignore, 3600)), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(waitAssigned(ctx, f, []string{held})).To(gomega.Succeed())
+		marker, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, newPod(f.Namespace, "marker"), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(gateNames(marker)).To(gomega.Equal([]string{held}))
+		_, err = updateConfiguration(ctx, f, configurationName(f, "b"), func(c *v1alpha1.InitializerConfiguration) {
+			c.Initializers[0].Rules = []v1alpha1.Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}
+		})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		_, err = createConfiguration(ctx, f, newConfiguration(f, "a",
+			initializer(first, v1alpha1.Ignore, 30), initializer(second, v1alpha1.Ignore, 30)), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(waitAssigned(ctx, f, []string{first, second})).To(gomega.Succeed())
+
+		reg, err := f.RegisterMutating(ctx, "update", harness.Hook{Name: "count", Rules: podRules(admissionregistrationv1.Update),
+			Behaviour: fakewebhook.Behaviour{Action: fakewebhook.Allow}})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		hook := reg.Hooks["count"]
+		// Calls received, finished or not: a call is visible from its receipt,
+		// before the apiserver can have the answer.
+		calls := func(pod string) int {
+			match := func(c fakewebhook.Call) bool {
+				return c.Path == hook.Path && c.Name == pod && c.Operation == string(admissionregistrationv1.Update)
+			}
+			seen := map[int64]bool{}
+			for _, c := range append(f.Env.Webhooks.Journal().InFlight(), f.Env.Webhooks.Journal().Where(match)...) {
+				if match(c) {
+					seen[c.Seq] = true
+				}
+			}
+			return len(seen)
+		}
+		// Registered is not exempt yet: the implementation stamps the
+		// configuration after it appears. Wait until dry-run updates of the
+		// held pod stop reaching the hook.
+		registered := time.Now()
+		d, err := enforce.Until(ctx, registered, f.Config, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration,
+			func(ctx context.Context, _ *rest.Config) (bool, error) {
+				before := calls(marker.Name)
+				_, err := f.Client.CoreV1().Pods(f.Namespace).Patch(ctx, marker.Name, types.MergePatchType,
+					[]byte(`{"metadata":{"annotations":{"probe":"`+time.Now().String()+`"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+				return err == nil && calls(marker.Name) == before, err
+			})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "updates of a pod being initialized kept reaching the update mutator")
+		within(f, "update-mutator-exemption-in-force", d, 0, f.Bounds.WebhookReady.Duration, nil)
+
+		for _, name := range []string{first, second} {
+			_, err := startFake(ctx, f, name, fakeinitializer.Behaviour{Delay: 50 * time.Millisecond})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		}
+		p, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, newPod(f.Namespace, "subject"), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(gateNames(p)).To(gomega.Equal([]string{first, second}))
+		_, _, err = watchPod(ctx, f, p.Name, p.ResourceVersion, f.Bounds.ObjectState.Duration, func(p *corev1.Pod) bool {
+			return initialized(p) && len(p.Spec.SchedulingGates) == 0
+		})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the pod never finished initialization")
+		gomega.Expect(calls(p.Name)).To(gomega.BeZero(), "the update mutator was called during initialization")
+
+		_, err = f.Client.CoreV1().Pods(f.Namespace).Patch(ctx, p.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"touched":"yes"}}}`), metav1.PatchOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		// At least once: the apiserver runs admission again when it retries
+		// an update that conflicted (with the scheduler's binding, say).
+		gomega.Expect(calls(p.Name)).To(gomega.BeNumerically(">=", 1), "an update of the initialized pod must reach the update mutator")
+	})
+})
