@@ -31,6 +31,10 @@ var _ = harness.Describe(rejectsOutOfPods, func(f *harness.Framework) {
 		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		if n.Labels[nodes.HollowLabel] != "true" {
+			ginkgo.Skip(notSupported("node " + node + " is not one of the harness's hollow nodes, and filling it would " +
+				"keep other pods off it"))
+		}
 		capacity := n.Status.Allocatable.Pods().Value()
 		if capacity > 64 {
 			ginkgo.Skip(notSupported(fmt.Sprintf("node %s holds %d pods; filling it would take too long", node, capacity)))
