@@ -104,8 +104,9 @@ TOML
   containerd --config "$state/config.toml" >"$state/containerd.log" 2>&1 &
   CONTAINERD_PID=$!
   for _ in $(seq 1 50); do [[ -S $sock ]] && break; sleep 0.2; done
-  for t in "$IMAGES"/*.tar; do
-    ctr --address "$sock" --namespace k8s.io images import --no-unpack "$t" >/dev/null
+  local archive
+  for archive in "$IMAGES"/*.tar; do
+    ctr --address "$sock" --namespace k8s.io images import --no-unpack "$archive" >/dev/null
   done
   ctr --address "$sock" --namespace k8s.io images ls -q | sort >"$WORK/images.txt"
   kill "$CONTAINERD_PID" && wait "$CONTAINERD_PID" 2>/dev/null || true
