@@ -17,6 +17,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 
 	// The suites register their specs at init.
+	_ "github.com/admission-conformance/admission-conformance/suites/initializers"
 	_ "github.com/admission-conformance/admission-conformance/suites/nodeadmit"
 	_ "github.com/admission-conformance/admission-conformance/suites/ordering"
 	_ "github.com/admission-conformance/admission-conformance/suites/webhooks"

@@ -3,11 +3,9 @@ package main
 import (
 	"slices"
 
-	"github.com/onsi/ginkgo/v2/types"
-
+	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -49,32 +47,17 @@ func (o *runOptions) nodeSpec() nodes.Spec {
 	return s
 }
 
-// nodeCount is how many nodes to start: none unless the selection (suites,
-// profiles, label filters, --rerun-failed) can include a nodeadmit spec, since
-// only those use nodes and each node costs a process and a ten-second
-// warm-up. Focus and skip only narrow a selection, so they are left out.
+// nodeCount is how many nodes to start: none unless the selection can
+// include a spec that uses nodes (the nodeadmit suite, and specs needing
+// NodeAdmission), since each node costs a process and a ten-second warm-up.
 func (o *runOptions) nodeCount() int {
-	if o.Nodes == 0 {
+	if o.Nodes == 0 || !o.mayRun(usesNodes) {
 		return 0
 	}
-	filter := runner.AndFilters(o.LabelFilter, o.rerunFilter)
-	matches := func([]string) bool { return true }
-	if filter != "" {
-		parsed, err := types.ParseLabelFilter(filter)
-		if err != nil {
-			return o.Nodes // the run reports the bad filter itself
-		}
-		matches = parsed
-	}
-	for _, s := range spec.All() {
-		if s.Suite != "nodeadmit" ||
-			(len(o.Suites) > 0 && !slices.Contains(o.Suites, s.Suite)) ||
-			(len(o.Profiles) > 0 && !slices.Contains(o.Profiles, string(s.Profile))) {
-			continue
-		}
-		if matches(s.Labels()) {
-			return o.Nodes
-		}
-	}
-	return 0
+	return o.Nodes
+}
+
+// usesNodes reports whether a spec places pods on nodes.
+func usesNodes(s spec.Spec) bool {
+	return s.Suite == "nodeadmit" || slices.Contains(s.Features, features.NodeAdmission)
 }

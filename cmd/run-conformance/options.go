@@ -44,19 +44,24 @@ type runOptions struct {
 	History string `json:"history,omitempty"`
 	// Kind is the kind provider's settings (kind.go).
 	Kind kindOptions `json:"kind,omitempty"`
+	// ReferenceInitializers installs the reference implementation of the
+	// seed's initializers for the specs that need it (initializers.go).
+	ReferenceInitializers bool `json:"referenceInitializers"`
 
 	// Flag-only.
 	optionsFile string
 	boundFlags  []string
 	nodeFault   string
 	rerunFailed string
+	// initializersFault breaks the reference initializers on purpose.
+	initializersFault string
 	// rerunFilter is the label filter --rerun-failed selects (validate
 	// sets it); empty with rerunFailed set means nothing failed.
 	rerunFilter string
 }
 
 func defaultRunOptions() runOptions {
-	return runOptions{Provider: "embedded", APIServers: 1, Nodes: 1, ReportDir: "_artifacts", Bounds: bounds.Defaults()}
+	return runOptions{Provider: "embedded", APIServers: 1, Nodes: 1, ReferenceInitializers: true, ReportDir: "_artifacts", Bounds: bounds.Defaults()}
 }
 
 // addFlags binds the flags to o, with o's current values as defaults (so
@@ -80,6 +85,9 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "hollow kubelets (real kubelet admission code, fake runtime) to start, each a child process (provider embedded; none unless the selection holds a nodeadmit spec, which needs at least 1)")
 	fs.StringVar(&o.nodeFault, "node-fault", o.nodeFault, "break the nodes on purpose, for the harness's own tests: no-predicates, reasons-differ, plugins-fail-open or no-plugin-host")
 	_ = fs.MarkHidden("node-fault")
+	fs.BoolVar(&o.ReferenceInitializers, "reference-initializers", o.ReferenceInitializers, "install the project's reference implementation of the seed's initializers (reference/initializers) when the selection includes specs that need it; its webhook runs in this process, so the cluster must reach this host")
+	fs.StringVar(&o.initializersFault, "reference-initializers-fault", o.initializersFault, "break the reference initializers on purpose, for the harness's own tests: reverse-order or no-timeouts")
+	_ = fs.MarkHidden("reference-initializers-fault")
 	fs.StringVar(&o.History, "history", o.History, "keep a copy of this run's results in DIR/<start time>/ and show trends over the kept runs in report.html")
 	fs.StringVar(&o.rerunFailed, "rerun-failed", o.rerunFailed, "run only the specs that failed in this results.json (or report dir, or history dir: its newest run)")
 	addImplementationFlags(fs, &o.Implementation)
@@ -190,6 +198,9 @@ func (o *runOptions) validate() error {
 		return usageError("unknown provider %q: use embedded, kind or kubeconfig", o.Provider)
 	}
 	if err := o.validateNodes(); err != nil {
+		return err
+	}
+	if err := o.validateReferenceInitializers(); err != nil {
 		return err
 	}
 	if o.ReportDir == "" {

@@ -83,7 +83,8 @@ func runConformance(out io.Writer, o runOptions) error {
 	bootCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	started := time.Now()
 	fmt.Fprintf(out, "starting %s cluster...\n", provider.Name())
-	env, err := harness.Boot(bootCtx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger})
+	env, err := harness.Boot(bootCtx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger,
+		ReferenceInitializers: o.referenceInitializers()})
 	stopSignals()
 	if err != nil {
 		if provider.Name() == embedded.Name {

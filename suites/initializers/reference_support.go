@@ -164,19 +164,20 @@ func ownAssigned(f *harness.Framework, names []string) []string {
 }
 
 // assignedProbe is an enforce.Probe that holds once dry-run pods get
-// exactly want of the spec's initializers.
+// exactly want of the spec's initializers, in any order.
 func assignedProbe(f *harness.Framework, want []string) enforce.Probe {
+	sorted := slices.Sorted(slices.Values(want))
 	return func(ctx context.Context, _ *rest.Config) (bool, error) {
 		got, err := probeAssigned(ctx, f)
 		if err != nil {
 			return false, err
 		}
-		return slices.Equal(ownAssigned(f, got), want), nil
+		return slices.Equal(slices.Sorted(slices.Values(ownAssigned(f, got))), sorted), nil
 	}
 }
 
 // waitAssigned waits (a set-up wait) until creations get exactly want of
-// the spec's initializers.
+// the spec's initializers. The order is for the case to check.
 func waitAssigned(ctx context.Context, f *harness.Framework, want []string) error {
 	_, err := enforce.Until(ctx, time.Now(), f.Config, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, assignedProbe(f, want))
 	if err != nil {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+// The specs of the seed's initializer contract run against the project's
+// reference implementation. Configured wrongly on purpose, it must make the
+// ordering and timeout specs fail, each saying what went wrong; configured
+// rightly, the same specs pass.
+
+// initializerSpecs are the specs the broken implementations must fail.
+var initializerSpecs = []string{"--focus", "InitializerOrderAcrossConfigurations", "--focus", "InitializerIgnoreTimeout", "--focus", "InitializerFailTimeout"}
+
+func runInitializers(t *testing.T, report string, extra ...string) cliResult {
+	t.Helper()
+	// No nodes: these specs hold pods, they never place them.
+	args := append([]string{"run", "--suite", "initializers", "--report-dir", report, "--nodes", "0"}, initializerSpecs...)
+	return runCLI(t, append(args, extra...)...)
+}
+
+func TestInitializerSpecsPassAgainstTheReferenceImplementation(t *testing.T) {
+	report := t.TempDir()
+	r := runInitializers(t, report)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	res := readResults(t, report)
+	if !contains(res.Features.Declared, "ReferenceInitializers") {
+		t.Errorf("the installed reference implementation is not declared: %+v", res.Features)
+	}
+	for _, name := range []string{"InitializerOrderAcrossConfigurations", "InitializerIgnoreTimeout", "InitializerFailTimeout"} {
+		if s := findSpec(t, res, name); s.State != results.Passed {
+			t.Errorf("%s: %s %s", name, s.State, s.Message)
+		}
+	}
+}
+
+// Configurations merged in reverse name order: the pod's gates come in the
+// wrong order.
+func TestInitializerOrderSpecFailsWhenOrderIsReversed(t *testing.T) {
+	report := t.TempDir()
+	r := runInitializers(t, report, "--reference-initializers-fault=reverse-order")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	failed := failedSpecs(t, report, "InitializerOrderAcrossConfigurations")
+	if len(failed) != 1 || !strings.Contains(failed[0].Message, "gates of the created pod") {
+		t.Fatalf("want the order spec to fail on the gates' order, got %+v", failed)
+	}
+	// Timeouts do not depend on the order: the broken order alone is caught.
+	for _, name := range []string{"InitializerIgnoreTimeout", "InitializerFailTimeout"} {
+		if f := failedSpecs(t, report, name); len(f) > 0 {
+			t.Errorf("%s failed with only the order broken: %s", name, f[0].Message)
+		}
+	}
+}
+
+// No timeouts: a stuck Ignore initializer is never removed and a stuck Fail
+// initializer never fails its pod.
+func TestInitializerTimeoutSpecsFailWithoutTimeouts(t *testing.T) {
+	report := t.TempDir()
+	r := runInitializers(t, report, "--reference-initializers-fault=no-timeouts", "--bound", "objectState=3s")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for name, want := range map[string]struct {
+		cases int
+		says  string
+	}{
+		"InitializerIgnoreTimeout": {2, "the timed-out Ignore initializer must be removed"},
+		"InitializerFailTimeout":   {1, "the pod must fail when its Fail initializer times out"},
+	} {
+		failed := failedSpecs(t, report, name)
+		if len(failed) != want.cases {
+			t.Errorf("%s: %d failed cases, want %d: %+v", name, len(failed), want.cases, failed)
+		}
+		for _, f := range failed {
+			if !strings.Contains(f.Message, want.says) {
+				t.Errorf("%s: failure does not say %q: %s", name, want.says, f.Message)
+			}
+		}
+	}
+	if f := failedSpecs(t, report, "InitializerOrderAcrossConfigurations"); len(f) > 0 {
+		t.Errorf("the order spec failed with only the timeouts broken: %s", f[0].Message)
+	}
+}
+
+func TestUnknownInitializersFaultIsBadInput(t *testing.T) {
+	r := runCLI(t, "run", "--reference-initializers-fault", "sideways")
+	if r.code != 2 || !strings.Contains(r.stderr, `unknown reference initializers fault "sideways"`) {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
