@@ -93,7 +93,8 @@ func (c *Controller) finish(ctx context.Context, pod *corev1.Pod) error {
 func (c *Controller) event(ctx context.Context, pod *corev1.Pod, reason, msg string) error {
 	now := metav1.Now()
 	ev := &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: pod.Name + ".", Namespace: pod.Namespace},
+		// Named as client-go's event recorder names events.
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", pod.Name, now.UnixNano()), Namespace: pod.Namespace},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
 			UID: pod.UID, ResourceVersion: pod.ResourceVersion},
 		Reason: reason, Message: msg, Type: corev1.EventTypeWarning,
