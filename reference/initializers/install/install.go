@@ -132,6 +132,9 @@ func (in *Instance) startWebhook(ctx context.Context, src webhook.Source) error 
 	if advertise == "" {
 		advertise = host
 	}
+	if ip := net.ParseIP(advertise); advertise == "" || ip != nil && ip.IsUnspecified() {
+		return fmt.Errorf("reference initializers: listening on %q, the apiservers need an address to call: set the advertise host", o.ListenAddress)
+	}
 	kp, err := ca.Serving("admission-conformance-initializers", append([]string{"127.0.0.1", "localhost", advertise}, o.Hosts...)...)
 	if err != nil {
 		return err
