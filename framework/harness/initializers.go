@@ -96,6 +96,8 @@ func (e *Env) closeReferenceInitializers(ctx context.Context) error {
 	if e.initializers == nil {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, e.Bounds.Cleanup.Duration)
+	defer cancel()
 	return e.initializers.Close(ctx)
 }
 
