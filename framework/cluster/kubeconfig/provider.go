@@ -86,7 +86,7 @@ func (p *Provider) Start(ctx context.Context) (cluster.Cluster, error) {
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		return nil, fmt.Errorf("cluster at %s does not answer (%v): check the kubeconfig and that the cluster is up", cfg.Host, oneLine(err))
 	}
-	if err := p.preflight(ctx, client); err != nil {
+	if err := p.preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return p.wrap(&existing{config: cfg}), nil
