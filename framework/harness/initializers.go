@@ -78,7 +78,8 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		Logger:            e.Logger.WithName("reference-initializers"),
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (to run without them: --reference-initializers=false; if they are installed already, claim --supported-features %s)",
+			err, features.ReferenceInitializers)
 	}
 	e.initializers = inst
 	if e.Installed == nil {

@@ -2,6 +2,7 @@ package initializers
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -78,7 +79,7 @@ var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harn
 			func(ctx context.Context, _ *rest.Config) (bool, error) {
 				before := calls(marker.Name)
 				_, err := f.Client.CoreV1().Pods(f.Namespace).Patch(ctx, marker.Name, types.MergePatchType,
-					[]byte(`{"metadata":{"annotations":{"probe":"`+time.Now().String()+`"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+					[]byte(`{"metadata":{"annotations":{"probe":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
 				return err == nil && calls(marker.Name) == before, err
 			})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "updates of a pod being initialized kept reaching the update mutator")
