@@ -19,7 +19,7 @@ var schedulingGateAddRejected = spec.Spec{
 	Description: "Scheduling gates can only be set at creation: adding one to a pod later, or renaming one, is rejected " +
 		"with upstream's message, and the stored gates do not change.",
 	Profile: spec.Core,
-	Seed:    "002 Handling initializers: initializers are assigned when an object is created (today: scheduling gates, only at creation)",
+	Seed:    "002 Background: initializers are set for resources newly created (today: scheduling gates can only be set at creation)",
 }
 
 var _ = harness.Describe(schedulingGateAddRejected, func(f *harness.Framework) {

@@ -17,7 +17,7 @@ var schedulingGateValidation = spec.Spec{
 	Description: "Gate names are unique qualified names, and a pod cannot be created both bound (spec.nodeName) and " +
 		"gated: each is rejected as invalid, naming the field; well-formed gates are accepted.",
 	Profile: spec.Core,
-	Seed:    "002 Specification: an initializer's name is fully qualified and appears once in an object's list",
+	Seed:    "002 Specification: Name is the identifier of the initializer, added to the object; Name should be fully qualified",
 }
 
 var _ = harness.Describe(schedulingGateValidation, func(f *harness.Framework) {

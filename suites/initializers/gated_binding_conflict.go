@@ -17,7 +17,7 @@ var gatedPodBindingConflict = spec.Spec{
 	Description: "Binding a pod that still has scheduling gates (POST pods/binding, what a scheduler does) fails with " +
 		"409 Conflict naming the gates, and the pod stays unbound.",
 	Profile: spec.Core,
-	Seed:    "002 Handling initializers: an object being initialized is not acted on by other controllers until it is initialized",
+	Seed:    "002 Background: initializers hold a newly created resource until they are done (today: binding a gated pod is refused)",
 }
 
 var _ = harness.Describe(gatedPodBindingConflict, func(f *harness.Framework) {

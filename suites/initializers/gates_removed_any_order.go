@@ -22,8 +22,8 @@ var schedulingGatesRemovedInAnyOrder = spec.Spec{
 		"then the scheduler binds it within the binding bound.",
 	Features: []features.Name{features.Scheduler, features.NodeAdmission},
 	Profile:  spec.Extended,
-	Seed: "002 Handling initializers: once its last initializer is removed the object is initialized and acted on " +
-		"(today: scheduling gates may be removed in any order; the seed's initializers go in list order)",
+	Seed: "002 Background: initializers hold a newly created resource until the last is removed (today: scheduling " +
+		"gates may be removed in any order, where the seed's initializers go in list order)",
 }
 
 var _ = harness.Describe(schedulingGatesRemovedInAnyOrder, func(f *harness.Framework) {
