@@ -17,7 +17,7 @@ var schedulingGateHoldsPod = spec.Spec{
 		"whole hold window, while the same pod without the gate is bound.",
 	Features: []features.Name{features.Scheduler, features.NodeAdmission},
 	Profile:  spec.Extended,
-	Seed:     "002 Background: the initializer admission controller sets default initializers for resources newly created, " +
+	Seed: "002 Background: the initializer admission controller sets default initializers for resources newly created, " +
 		"which hold them until initialized (today: scheduling gates, GA in 1.30)",
 }
 
