@@ -24,6 +24,9 @@ var volatile = map[string]bool{"events": true, "events.events.k8s.io": true}
 // TakeInventory lists every object of every listable resource, in the
 // preferred version of each group.
 func TakeInventory(ctx context.Context, cfg *rest.Config) (Inventory, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.WarningHandler = rest.NoWarnings{} // deprecated kinds are listed on purpose
+	cfg.QPS, cfg.Burst = 100, 100
 	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
