@@ -92,7 +92,7 @@ func (c *kindCluster) load(ctx context.Context) error {
 	if c.gateway, err = gateway(ctx, first); err != nil {
 		return err
 	}
-	return nil
+	return c.waitNodesReady(ctx)
 }
 
 // gateway is the address under which the node reaches this host: its
