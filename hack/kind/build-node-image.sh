@@ -145,9 +145,22 @@ node_root() {
 node_image() {
   "$BIN/mkimage" -o "$WORK/node.tar" --ref "$NODE_IMAGE" --dir-layer "$WORK/node-root" \
     --env container=docker --stop-signal SIGRTMIN+3 --entrypoint "/usr/local/bin/entrypoint /sbin/init"
-  docker load -i "$WORK/node.tar" >&2
-  docker load -i "$KIND_CACHE/lb.tar" >&2
+  load "$WORK/node.tar" "$NODE_IMAGE"
+  load "$KIND_CACHE/lb.tar" "$(lb_image)"
   rm -f "$WORK/node.tar"
+}
+
+# load ARCHIVE REF: docker load, then drop the image REF named before (a
+# rebuild would otherwise leave ~1 GB dangling each time; one a container
+# still uses stays).
+load() {
+  local old new
+  old=$(docker image inspect --format '{{.Id}}' "$2" 2>/dev/null || true)
+  docker load -i "$1" >&2
+  new=$(docker image inspect --format '{{.Id}}' "$2")
+  if [[ -n $old && $old != "$new" ]]; then
+    docker rmi "$old" >/dev/null 2>&1 || true
+  fi
 }
 
 CONTAINERD_PID=
