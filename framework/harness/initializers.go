@@ -58,6 +58,12 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		e.Logger.Info("reference initializers not installed: the cluster's apiservers cannot reach this host")
 		return nil
 	}
+	if _, relayed := e.Cluster.(interface{ WebhookEndpoint() (string, string) }); relayed {
+		// Its webhook listens on its own port, which a relay in the cluster
+		// does not forward.
+		e.Logger.Info("reference initializers not installed: the cluster reaches this host through a relay")
+		return nil
+	}
 	scope := map[string]string{RunLabel: e.RunID, SuiteLabel: InitializersSuite}
 	listen := ""
 	if h, ok := e.Cluster.(cluster.WebhookHost); ok {
