@@ -8,6 +8,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
@@ -50,8 +51,17 @@ var _ = harness.Describe(matchingResources, func(f *harness.Framework) {
 
 		pod, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, pendingPod(f.Namespace, "wildcards"), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: "admission-conformance.io/probe", Status: corev1.ConditionTrue})
-		_, err = f.Client.CoreV1().Pods(f.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+		// The scheduler (and a node, where there is one) writes the pod's
+		// status too: update the latest version, again on a conflict.
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			latest, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			latest.Status.Conditions = append(latest.Status.Conditions, corev1.PodCondition{Type: "admission-conformance.io/probe", Status: corev1.ConditionTrue})
+			_, err = f.Client.CoreV1().Pods(f.Namespace).UpdateStatus(ctx, latest, metav1.UpdateOptions{})
+			return err
+		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 		cm, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, subject(f.Namespace), metav1.CreateOptions{})
