@@ -75,7 +75,7 @@ func newRootCommand() *cobra.Command {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand(), newHollowNodeCommand())
-	root.AddCommand(newCleanupCommand(), newImageCommand())
+	root.AddCommand(newCleanupCommand(), newImageCommand(), newRelayCommand())
 	return root
 }
 

@@ -25,6 +25,7 @@ type runOptions struct {
 	Kubeconfig        string        `json:"kubeconfig,omitempty"`
 	Context           string        `json:"context,omitempty"`
 	WebhookHost       string        `json:"webhookHost,omitempty"`
+	PluginImage       string        `json:"pluginImage,omitempty"`
 	APIServers        int           `json:"apiservers"`
 	APIServerArgs     []string      `json:"apiserverArgs,omitempty"`
 	EtcdDelays        []string      `json:"etcdDelays,omitempty"`
@@ -71,6 +72,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Provider, "provider", o.Provider, "cluster provider: embedded, kind or kubeconfig")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig of an existing cluster (provider kubeconfig)")
 	fs.StringVar(&o.Context, "context", o.Context, "kubeconfig context (provider kubeconfig)")
+	fs.StringVar(&o.PluginImage, "plugin-image", o.PluginImage, "run the fake webhooks behind a relay pod in the cluster, from this image of the harness (provider kubeconfig; write it with 'run-conformance image')")
 	fs.StringVar(&o.WebhookHost, "webhook-host", o.WebhookHost, "an address of this host the cluster's apiservers reach (provider kubeconfig; for a kind cluster its network's gateway): the fake webhooks listen there")
 	fs.IntVar(&o.APIServers, "apiservers", o.APIServers, "kube-apiserver replicas sharing one etcd (provider embedded)")
 	fs.StringArrayVar(&o.APIServerArgs, "apiserver-arg", o.APIServerArgs, "extra kube-apiserver flag, repeatable (provider embedded), e.g. --apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook")

@@ -14,6 +14,14 @@ func (o *runOptions) validateProviderFlags() error {
 	if o.Provider != kind.Name && (k.Image != "" || k.Cluster != "" || k.Keep || (k.Topology != "" && k.Topology != string(kind.Single))) {
 		return usageError("--kind-topology, --kind-image, --kind-cluster and --keep-cluster go with --provider kind")
 	}
+	if o.PluginImage != "" {
+		if o.Provider != kubeconfig.Name {
+			return usageError("--plugin-image goes with --provider kubeconfig")
+		}
+		if o.WebhookHost != "" {
+			return usageError("--plugin-image and --webhook-host are two ways to reach the fake webhooks: give one")
+		}
+	}
 	if o.WebhookHost != "" {
 		if o.Provider != kubeconfig.Name {
 			return usageError("--webhook-host goes with --provider kubeconfig (provider kind finds the address itself)")

@@ -148,7 +148,7 @@ func selected(res results.Results) int {
 func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {
 	if o.Provider == kubeconfig.Name {
 		return kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context),
-			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithLogger(logger))
+			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithPluginImage(o.PluginImage), kubeconfig.WithLogger(logger))
 	}
 	if o.Provider == kind.Name {
 		return o.kindProvider(logger)

@@ -7,3 +7,11 @@ package cluster
 type WebhookHost interface {
 	WebhookHost() string
 }
+
+// WebhookEndpoint is implemented by clusters whose apiservers reach the
+// harness's webhook server through a relay: the server listens at listen
+// (host:port on this host) and apiservers call it at advertise (host:port),
+// which its certificate carries.
+type WebhookEndpoint interface {
+	WebhookEndpoint() (listen, advertise string)
+}

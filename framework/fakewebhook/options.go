@@ -10,6 +10,7 @@ type Option interface {
 
 type config struct {
 	listenAddress string
+	advertised    string
 	hosts         []string
 	logger        logr.Logger
 }
@@ -37,4 +38,11 @@ func WithListenAddress(addr string) Option {
 // failed TLS handshakes) at V(1) too, since tests provoke them on purpose.
 func WithLogger(l logr.Logger) Option {
 	return optionFunc(func(c *config) { c.logger = l })
+}
+
+// WithAdvertisedAddress makes URL and Address name host:port instead of the
+// listen address, for servers that apiservers reach through a relay; the
+// certificate carries its host.
+func WithAdvertisedAddress(hostport string) Option {
+	return optionFunc(func(c *config) { c.advertised = hostport })
 }

@@ -55,6 +55,9 @@ func New(ca *pki.CA, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("fakewebhook: listen: %w", err)
 	}
 	address := dialableAddress(ln.Addr())
+	if cfg.advertised != "" {
+		address = cfg.advertised
+	}
 	tlsConfig, err := servingConfig(ca, servingHosts(address, cfg.hosts))
 	if err != nil {
 		_ = ln.Close()

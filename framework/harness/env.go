@@ -112,6 +112,11 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 		// Apiservers in containers reach this host at the bridge's address.
 		webhookOpts = append(webhookOpts, fakewebhook.WithListenAddress(net.JoinHostPort(h.WebhookHost(), "0")), fakewebhook.WithHosts(h.WebhookHost()))
 	}
+	if e, ok := env.Cluster.(cluster.WebhookEndpoint); ok {
+		// Apiservers reach this host through a relay in the cluster.
+		listen, advertise := e.WebhookEndpoint()
+		webhookOpts = append(webhookOpts, fakewebhook.WithListenAddress(listen), fakewebhook.WithAdvertisedAddress(advertise))
+	}
 	if env.Webhooks, err = fakewebhook.New(ca, webhookOpts...); err != nil {
 		return nil, fmt.Errorf("start fake webhook server: %w", err)
 	}

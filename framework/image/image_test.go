@@ -200,3 +200,17 @@ func TestBinaryBringsItsLibraries(t *testing.T) {
 		t.Error("a missing binary gave no error")
 	}
 }
+
+func TestRefsAreNormalizedForContainerd(t *testing.T) {
+	for in, want := range map[string]string{
+		"busybox:1":                        "docker.io/library/busybox:1",
+		"admission-conformance/harness:v1": "docker.io/admission-conformance/harness:v1",
+		"registry.k8s.io/pause:3.10":       "registry.k8s.io/pause:3.10",
+		"localhost/x:1":                    "localhost/x:1",
+		"localhost:5000/x:1":               "localhost:5000/x:1",
+	} {
+		if got := normalizeRef(in); got != want {
+			t.Errorf("normalizeRef(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

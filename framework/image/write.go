@@ -145,7 +145,7 @@ func Write(w io.Writer, opts ...Option) (Result, error) {
 	for _, r := range refs {
 		d := manifestDesc
 		d.Annotations = map[string]string{
-			"io.containerd.image.name":          r,
+			"io.containerd.image.name":          normalizeRef(r),
 			"org.opencontainers.image.ref.name": r[strings.LastIndex(r, ":")+1:],
 		}
 		index.Manifests = append(index.Manifests, d)
@@ -226,4 +226,17 @@ func layerPaths(layers []blob) []string {
 		out[i] = blobPath(l.digest)
 	}
 	return out
+}
+
+// normalizeRef spells ref as containerd and the kubelet look it up: Docker
+// Hub's domain and library/ made explicit (Docker does this itself).
+func normalizeRef(ref string) string {
+	first, rest, found := strings.Cut(ref, "/")
+	if !found {
+		return "docker.io/library/" + ref
+	}
+	if !strings.ContainsAny(first, ".:") && first != "localhost" {
+		return "docker.io/" + first + "/" + rest
+	}
+	return ref
 }

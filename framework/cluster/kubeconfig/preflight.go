@@ -28,9 +28,9 @@ type access struct {
 	namespaced                         bool
 }
 
-// needed lists the permissions the specs use (namespaced ones are checked
+// neededAccess lists the permissions the specs use (namespaced ones are checked
 // in a namespace that does not exist yet, as the spec namespaces are).
-var needed = func() []access {
+func neededAccess(relay bool) []access {
 	var out []access
 	add := func(group, resource string, namespaced bool, verbs ...string) {
 		for _, v := range verbs {
@@ -49,9 +49,12 @@ var needed = func() []access {
 	add("apps", "deployments", true, "create", "update", "delete", "get")
 	add("autoscaling", "horizontalpodautoscalers", true, "create", "delete")
 	out = append(out, access{verb: "create", resource: "pods", subresource: "exec", namespaced: true})
+	if relay {
+		out = append(out, access{verb: "create", resource: "pods", subresource: "portforward", namespaced: true})
+	}
 	add("", "nodes", false, "list", "get")
 	return out
-}()
+}
 
 // preflight logs the plan and checks, with SelfSubjectAccessReviews, that
 // the kubeconfig's user may do what the run does. A missing permission is
@@ -60,9 +63,13 @@ func (p *Provider) preflight(ctx context.Context, cfg *rest.Config) error {
 	for _, line := range Plan {
 		p.logger.Info("preflight: will create " + line)
 	}
-	if p.webhookHost == "" {
-		p.logger.Info("preflight: no --webhook-host: specs that need the harness's fake webhooks will be reported not-supported")
-	} else {
+	switch {
+	case p.pluginImage != "":
+		p.logger.Info("preflight: will create namespace admission-conformance-relay-<random> holding pod and service " + relayName +
+			" (image " + p.pluginImage + "): the apiservers call the fake webhooks through it; deleted at the end")
+	case p.webhookHost == "":
+		p.logger.Info("preflight: no --webhook-host or --plugin-image: specs that need the harness's fake webhooks will be reported not-supported")
+	default:
 		p.logger.Info("preflight: the cluster's apiservers will call the fake webhooks at " + p.webhookHost)
 	}
 	if p.noPreflight {
@@ -74,7 +81,8 @@ func (p *Provider) preflight(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	denied, err := CheckAccess(ctx, client)
+	needed := neededAccess(p.pluginImage != "")
+	denied, err := checkAccess(ctx, client, needed)
 	if err != nil {
 		return fmt.Errorf("preflight RBAC check: %w", err)
 	}
@@ -85,8 +93,8 @@ func (p *Provider) preflight(ctx context.Context, cfg *rest.Config) error {
 	return nil
 }
 
-// CheckAccess returns the operations the client's user is denied.
-func CheckAccess(ctx context.Context, client kubernetes.Interface) ([]string, error) {
+// checkAccess returns the operations of needed the client's user is denied.
+func checkAccess(ctx context.Context, client kubernetes.Interface, needed []access) ([]string, error) {
 	var denied []string
 	for _, a := range needed {
 		attrs := &authorizationv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource}

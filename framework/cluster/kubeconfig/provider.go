@@ -40,6 +40,7 @@ type Provider struct {
 	path, context string
 	reach         time.Duration
 	webhookHost   string
+	pluginImage   string
 	logger        logr.Logger
 	noPreflight   bool
 }
@@ -88,6 +89,13 @@ func (p *Provider) Start(ctx context.Context) (cluster.Cluster, error) {
 	}
 	if err := p.preflight(ctx, cfg); err != nil {
 		return nil, err
+	}
+	if p.pluginImage != "" {
+		c, err := p.startRelay(ctx, cfg, &existing{config: cfg})
+		if err != nil {
+			return nil, err // not a nil *relayed in a non-nil interface
+		}
+		return c, nil
 	}
 	return p.wrap(&existing{config: cfg}), nil
 }
