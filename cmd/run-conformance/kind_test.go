@@ -17,6 +17,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
@@ -181,6 +183,31 @@ func TestKubeconfigProviderOnKind(t *testing.T) {
 		}
 	})
 
+	t.Run("fake webhooks relayed by a pod of --plugin-image", func(t *testing.T) {
+		ref := "admission-conformance/run-conformance:kind-test"
+		archive := filepath.Join(t.TempDir(), "harness.tar")
+		if r := runCLI(t, "image", "-o", archive, "--ref", ref); r.code != 0 {
+			t.Fatalf("image: exit %d: %s", r.code, r.stderr)
+		}
+		loadImage(t, c.(interface{ Name() string }).Name(), archive)
+		reports := t.TempDir()
+		r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--plugin-image", ref,
+			"--suite", "webhooks", "--report-dir", reports)
+		waitUnchanged(t, c, before)
+		res := readResults(t, reports)
+		for _, s := range res.Specs {
+			if s.State == results.Failed {
+				t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
+			}
+			if s.State == results.NotSupported && strings.Contains(s.Message, "cannot reach") {
+				t.Errorf("%s/%s not supported through the relay: %s", s.Suite, s.ShortName, s.Message)
+			}
+		}
+		if r.code != 0 || res.Summary.Passed == 0 || !strings.Contains(r.stdout, "relay: ready") {
+			t.Errorf("exit %d, summary %+v; stderr: %s\n%s", r.code, res.Summary, r.stderr, tail(r.stdout, 30))
+		}
+	})
+
 	t.Run("SIGKILL then cleanup", func(t *testing.T) {
 		client, err := kubernetes.NewForConfig(c.RESTConfig())
 		if err != nil {
@@ -275,5 +302,26 @@ func TestCleanupBadInput(t *testing.T) {
 	r = runCLI(t, "run", "--provider", "kind", "--kind-topology", "huge")
 	if r.code != 2 || !strings.Contains(r.stderr, "unknown kind topology") {
 		t.Fatalf("bad topology: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// loadImage imports an image archive into every node of the kind cluster
+// (what `kind load image-archive` does), for pods that must not pull.
+func loadImage(t *testing.T, clusterName, archive string) {
+	t.Helper()
+	nodes, err := kindcluster.NewProvider(kindcluster.ProviderWithDocker()).ListNodes(clusterName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		f, err := os.Open(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = nodeutils.LoadImageArchive(n, f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("load %s into %s: %v", archive, n, err)
+		}
 	}
 }
