@@ -20,12 +20,21 @@ import (
 // timings are taken where they always are.
 
 // wake is the byte the relay sends down an idle tunnel connection it hands
-// an apiserver connection to.
-const wake = 1
+// an apiserver connection to; ack is the harness's answer once it has a
+// connection to its webhook server. A tunnel that does not answer (its
+// port-forward stream died while idle) is dropped and the next one tried.
+const (
+	wake = 1
+	ack  = 2
+)
 
 // ServeRelay runs the relay until ctx ends: apiservers connect to listen,
 // the harness's tunnel connections arrive at tunnel.
 func ServeRelay(ctx context.Context, listen, tunnel string, logger logr.Logger) error {
+	return serveRelay(ctx, listen, tunnel, handTimeout, logger)
+}
+
+func serveRelay(ctx context.Context, listen, tunnel string, wait time.Duration, logger logr.Logger) error {
 	tl, err := net.Listen("tcp", tunnel)
 	if err != nil {
 		return err
@@ -60,19 +69,22 @@ func ServeRelay(ctx context.Context, listen, tunnel string, logger logr.Logger) 
 			}
 			return err
 		}
-		go hand(a, idle, logger)
+		go hand(a, idle, wait, logger)
 	}
 }
 
-// hand gives the apiserver connection a to the first idle tunnel that takes
-// the wake byte, or closes it after 10 s without one.
-func hand(a net.Conn, idle <-chan net.Conn, logger logr.Logger) {
-	timeout := time.NewTimer(10 * time.Second)
+// handTimeout is how long an apiserver connection waits for a tunnel.
+const handTimeout = 10 * time.Second
+
+// hand gives the apiserver connection a to the first idle tunnel that
+// answers the wake byte, or closes it after wait without one.
+func hand(a net.Conn, idle <-chan net.Conn, wait time.Duration, logger logr.Logger) {
+	timeout := time.NewTimer(wait)
 	defer timeout.Stop()
 	for {
 		select {
 		case t := <-idle:
-			if _, err := t.Write([]byte{wake}); err != nil {
+			if !handshake(t) {
 				t.Close()
 				continue
 			}
@@ -84,6 +96,17 @@ func hand(a net.Conn, idle <-chan net.Conn, logger logr.Logger) {
 			return
 		}
 	}
+}
+
+func handshake(t net.Conn) bool {
+	if _, err := t.Write([]byte{wake}); err != nil {
+		return false
+	}
+	_ = t.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b := make([]byte, 1)
+	_, err := io.ReadFull(t, b)
+	_ = t.SetReadDeadline(time.Time{})
+	return err == nil && b[0] == ack
 }
 
 // pipe copies both ways until both directions end, then closes both.
@@ -150,8 +173,13 @@ func (t *tunnels) run() {
 			}
 			l, err := net.Dial("tcp", t.local)
 			if err != nil {
-				t.logger.Error(err, "relay: webhook server unreachable")
+				t.logger.V(1).Info("relay: webhook server unreachable", "error", err.Error())
 				c.Close()
+				return
+			}
+			if _, err := c.Write([]byte{ack}); err != nil {
+				c.Close()
+				l.Close()
 				return
 			}
 			pipe(c, l)
