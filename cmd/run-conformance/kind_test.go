@@ -24,6 +24,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	ociimage "github.com/admission-conformance/admission-conformance/framework/image"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
@@ -184,16 +185,27 @@ func TestKubeconfigProviderOnKind(t *testing.T) {
 	})
 
 	t.Run("fake webhooks relayed by a pod of --plugin-image", func(t *testing.T) {
+		// What `run-conformance image` writes, but of this test binary,
+		// which is the CLI only with asMain set.
 		ref := "admission-conformance/run-conformance:kind-test"
 		archive := filepath.Join(t.TempDir(), "harness.tar")
-		if r := runCLI(t, "image", "-o", archive, "--ref", ref); r.code != 0 {
-			t.Fatalf("image: exit %d: %s", r.code, r.stderr)
+		exe, _ := os.Executable()
+		files, err := ociimage.Binary(exe, "/usr/local/bin/run-conformance")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ociimage.WriteFile(archive, ociimage.WithRef(ref), ociimage.WithFiles(files...),
+			ociimage.WithEntrypoint("/usr/local/bin/run-conformance"), ociimage.WithEnv(asMain+"=1")); err != nil {
+			t.Fatal(err)
 		}
 		loadImage(t, c.(interface{ Name() string }).Name(), archive)
 		reports := t.TempDir()
 		r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--plugin-image", ref,
 			"--suite", "webhooks", "--report-dir", reports)
 		waitUnchanged(t, c, before)
+		if r.code == 2 {
+			t.Fatalf("exit 2: %s\n%s", r.stderr, tail(r.stdout, 30))
+		}
 		res := readResults(t, reports)
 		for _, s := range res.Specs {
 			if s.State == results.Failed {
@@ -324,4 +336,60 @@ func loadImage(t *testing.T, clusterName, archive string) {
 			t.Fatalf("load %s into %s: %v", archive, n, err)
 		}
 	}
+}
+
+// TestCleanupDeletesKindClustersOfKilledRuns: a run killed (SIGKILL) while
+// kind creates its cluster leaves containers behind; `cleanup --kind`
+// deletes them and forgets the cluster.
+func TestCleanupDeletesKindClustersOfKilledRuns(t *testing.T) {
+	image := kindImage(t)
+	state := t.TempDir() // the ledger lives under XDG_STATE_HOME
+	env := append(os.Environ(), asMain+"=1", "TMPDIR="+t.TempDir(), "XDG_STATE_HOME="+state)
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "run", "--provider", "kind", "--kind-image", image, "--report-dir", t.TempDir())
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	ledger := filepath.Join(state, "admission-conformance", "kind-clusters")
+	var name string
+	deadline := time.Now().Add(2 * time.Minute)
+	for name == "" || !nodesExist(t, name) {
+		if names, _ := kind.Leftovers(ledger); len(names) == 1 {
+			name = names[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no kind cluster being created within 2 minutes (ledger: %q)", name)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if !nodesExist(t, name) {
+		t.Fatalf("the killed run left no node of %s: nothing to clean", name)
+	}
+	c := exec.Command(exe, "cleanup", "--kind")
+	c.Env = env
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "deleted kind cluster "+name) {
+		t.Fatalf("cleanup --kind: %v\n%s", err, out)
+	}
+	if nodesExist(t, name) {
+		t.Errorf("cleanup --kind left nodes of %s", name)
+	}
+	if left, _ := kind.Leftovers(ledger); len(left) > 0 {
+		t.Errorf("ledger still lists %v", left)
+	}
+}
+
+func nodesExist(t *testing.T, name string) bool {
+	t.Helper()
+	nodes, err := kindcluster.NewProvider(kindcluster.ProviderWithDocker()).ListNodes(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(nodes) > 0
 }
