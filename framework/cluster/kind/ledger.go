@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
+
+	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 )
 
 // DefaultLedgerDir is where created clusters are written down:
@@ -79,12 +82,34 @@ func DeleteLeftovers(dir string, opts ...Option) ([]string, error) {
 	var deleted []string
 	for _, n := range names {
 		if known[n] {
-			if err := k.Delete(n, filepath.Join(tmp, "kubeconfig")); err != nil {
-				return deleted, fmt.Errorf("delete kind cluster %s: %w", n, err)
+			if err := deleteSettled(k, n, filepath.Join(tmp, "kubeconfig")); err != nil {
+				return deleted, err
 			}
 			deleted = append(deleted, n)
 		}
 		forgetCluster(dir, n)
 	}
 	return deleted, nil
+}
+
+// deleteSettled deletes the cluster until no node of it shows up for a few
+// seconds: a run killed mid-create leaves `docker run` children behind that
+// may still add a node after the first delete.
+func deleteSettled(k *kindcluster.Provider, name, kubeconfig string) error {
+	for quiet := 0; quiet < 3; {
+		nodes, err := k.ListNodes(name)
+		if err != nil {
+			return fmt.Errorf("nodes of kind cluster %s: %w", name, err)
+		}
+		if len(nodes) == 0 {
+			quiet++
+			time.Sleep(time.Second)
+			continue
+		}
+		quiet = 0
+		if err := k.Delete(name, kubeconfig); err != nil {
+			return fmt.Errorf("delete kind cluster %s: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -32,6 +33,12 @@ const (
 	relayName       = "webhook-relay"
 	relayListenPort = 8443
 	relayTunnelPort = 9000
+	relayHealthPort = 9001
+	// routeGrace is how long the relay's Service is given, once its
+	// EndpointSlice lists the pod, for every node's kube-proxy to route the
+	// cluster IP (minSyncPeriod is 1 s by default); until then the
+	// apiservers' calls are refused.
+	routeGrace = 3 * time.Second
 	// RunLabel is harness.RunLabel (the harness imports this package's
 	// users, not the other way round): `cleanup` finds a killed run's relay
 	// namespace by it.
@@ -137,6 +144,9 @@ func (p *Provider) startRelay(ctx context.Context, cfg *rest.Config, base *exist
 	if err := waitPodReady(ctx, client, c.namespace, relayName); err != nil {
 		return nil, err
 	}
+	if err := waitRouted(ctx, client, c.namespace, relayName); err != nil {
+		return nil, err
+	}
 	if c.listen, err = freeLocalAddress(); err != nil {
 		return nil, err
 	}
@@ -160,10 +170,11 @@ func relayPod(image string, labels map[string]string) *corev1.Pod {
 				Name:  "relay",
 				Image: image,
 				Args: []string{RelayCommand, "--listen", ":" + strconv.Itoa(relayListenPort),
-					"--tunnel", ":" + strconv.Itoa(relayTunnelPort)},
-				Ports: []corev1.ContainerPort{{Name: "webhooks", ContainerPort: relayListenPort}, {Name: "tunnel", ContainerPort: relayTunnelPort}},
+					"--tunnel", ":" + strconv.Itoa(relayTunnelPort), "--health", ":" + strconv.Itoa(relayHealthPort)},
+				Ports: []corev1.ContainerPort{{Name: "webhooks", ContainerPort: relayListenPort}, {Name: "tunnel", ContainerPort: relayTunnelPort},
+					{Name: "health", ContainerPort: relayHealthPort}},
 				ReadinessProbe: &corev1.Probe{
-					ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(relayListenPort)}},
+					ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(relayHealthPort)}},
 					PeriodSeconds: 1,
 				},
 				SecurityContext: &corev1.SecurityContext{
@@ -212,6 +223,34 @@ func waitPodReady(ctx context.Context, client kubernetes.Interface, ns, name str
 		return fmt.Errorf("relay pod %s/%s not ready (%s): %w", ns, name, last, err)
 	}
 	return nil
+}
+
+// waitRouted waits until the Service's EndpointSlice lists a ready
+// endpoint, then routeGrace for kube-proxy to program it.
+func waitRouted(ctx context.Context, client kubernetes.Interface, ns, svc string) error {
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		slices, err := client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc})
+		if err != nil {
+			return false, nil
+		}
+		for _, s := range slices.Items {
+			for _, e := range s.Endpoints {
+				if e.Conditions.Ready != nil && *e.Conditions.Ready {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("relay service %s/%s has no ready endpoint: %w", ns, svc, err)
+	}
+	select {
+	case <-time.After(routeGrace):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // freeLocalAddress picks a loopback port for the webhook server.

@@ -34,6 +34,23 @@ func ServeRelay(ctx context.Context, listen, tunnel string, logger logr.Logger) 
 	return serveRelay(ctx, listen, tunnel, handTimeout, logger)
 }
 
+// ServeHealth accepts and closes connections on addr until ctx ends: the
+// relay pod's readiness probe (probing the other ports would use tunnels).
+func ServeHealth(ctx context.Context, addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); l.Close() }()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return nil
+		}
+		c.Close()
+	}
+}
+
 func serveRelay(ctx context.Context, listen, tunnel string, wait time.Duration, logger logr.Logger) error {
 	tl, err := net.Listen("tcp", tunnel)
 	if err != nil {
