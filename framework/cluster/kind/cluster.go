@@ -37,6 +37,7 @@ type kindCluster struct {
 	created, keep bool   // created by this run; keep it after Stop
 	ledger        string // where a created cluster is written down
 
+	auditLogs     []string // per replica, created clusters only
 	kubeconfig    []byte
 	config        *rest.Config
 	replicas      []*rest.Config
@@ -137,8 +138,8 @@ func (c *kindCluster) Nodes() []cluster.Node {
 
 // Capabilities implements cluster.Cluster. Each apiserver is a real
 // kube-apiserver with its own metrics; the fake webhooks on this host are
-// reachable at the gateway address. Audit logs stay inside the nodes, and no
-// kubelet hosts node admission plugins.
+// reachable at the gateway address; a created cluster's audit logs are
+// readable here. No kubelet hosts node admission plugins.
 func (c *kindCluster) Capabilities() features.Set {
 	s := features.NewSet(features.APIServerMetrics, features.HostWebhooksReachable,
 		features.MutatingAdmissionPolicy, features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks,
@@ -146,8 +147,16 @@ func (c *kindCluster) Capabilities() features.Set {
 	if len(c.replicas) > 1 {
 		s[features.MultipleAPIServers] = struct{}{}
 	}
+	if len(c.auditLogs) > 0 && len(c.auditLogs) == len(c.replicas) {
+		s[features.AuditLog] = struct{}{}
+	}
 	return s
 }
+
+// AuditLogPaths implements cluster.AuditLog: each control plane's audit
+// log, written through a mount into the provider's work dir (clusters the
+// provider created; a reused cluster has none).
+func (c *kindCluster) AuditLogPaths() []string { return append([]string(nil), c.auditLogs...) }
 
 // WebhookHost implements cluster.WebhookHost.
 func (c *kindCluster) WebhookHost() string { return c.gateway }
@@ -185,8 +194,10 @@ func (c *kindCluster) Stop(context.Context) error {
 		forgetCluster(c.ledger, c.name) // kept on purpose: not a leftover
 		c.logger.Info("keeping kind cluster", "name", c.name)
 	}
-	if c.ownDir {
+	if c.ownDir && !(c.created && c.keep) {
 		errs = append(errs, os.RemoveAll(c.dir))
+	} else if c.ownDir {
+		c.logger.Info("keeping the kept cluster's audit logs and kubeconfig", "dir", c.dir)
 	}
 	return errors.Join(errs...)
 }

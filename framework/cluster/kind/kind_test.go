@@ -59,3 +59,27 @@ func TestLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestAuditMountsEveryControlPlane(t *testing.T) {
+	cfg := HA.config()
+	dir := t.TempDir()
+	logs, err := withAudit(cfg, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 3 {
+		t.Fatalf("%d audit logs for 3 control planes: %v", len(logs), logs)
+	}
+	for i, n := range cfg.Nodes {
+		mounted := len(n.ExtraMounts) == 2 && n.ExtraMounts[0].ContainerPath == nodeAuditDir
+		if (n.Role == "control-plane") != mounted {
+			t.Errorf("node %d (%s): mounts %+v", i, n.Role, n.ExtraMounts)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "audit-policy.yaml")); err != nil {
+		t.Error(err)
+	}
+	if len(cfg.KubeadmConfigPatches) != 2 {
+		t.Errorf("patches: %q", cfg.KubeadmConfigPatches)
+	}
+}

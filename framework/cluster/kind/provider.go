@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
@@ -86,7 +87,11 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	if slices.Contains(existing, name) {
 		p.logger.Info("reusing existing kind cluster", "name", name)
 	} else {
-		if err := p.create(ctx, k, name, filepath.Join(dir, "kubeconfig")); err != nil {
+		cfg := p.topology.config()
+		if c.auditLogs, err = withAudit(cfg, dir); err != nil {
+			return nil, err
+		}
+		if err := p.create(ctx, k, name, cfg, filepath.Join(dir, "kubeconfig")); err != nil {
 			// create rolled back; c owns nothing in the docker engine.
 			return nil, err
 		}
@@ -99,7 +104,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 }
 
 // create makes the cluster, recorded in the ledger while it exists.
-func (p *Provider) create(ctx context.Context, k *kindcluster.Provider, name, kubeconfig string) error {
+func (p *Provider) create(ctx context.Context, k *kindcluster.Provider, name string, cfg *v1alpha4.Cluster, kubeconfig string) error {
 	if p.image != "" {
 		if err := CheckImage(ctx, p.image); err != nil {
 			return err
@@ -109,7 +114,7 @@ func (p *Provider) create(ctx context.Context, k *kindcluster.Provider, name, ku
 		return err
 	}
 	opts := []kindcluster.CreateOption{
-		kindcluster.CreateWithV1Alpha4Config(p.topology.config()),
+		kindcluster.CreateWithV1Alpha4Config(cfg),
 		kindcluster.CreateWithKubeconfigPath(kubeconfig),
 		kindcluster.CreateWithWaitForReady(p.wait),
 		kindcluster.CreateWithDisplayUsage(false),

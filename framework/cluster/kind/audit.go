@@ -1,0 +1,80 @@
+package kind
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+)
+
+// Where each control-plane node keeps its apiserver's audit log and policy;
+// the host directories behind them are the provider's work dir.
+const (
+	nodeAuditDir    = "/var/log/kubernetes/audit"
+	nodeAuditPolicy = "/etc/kubernetes/audit-policy.yaml"
+)
+
+// auditPolicy logs every request at Metadata level (it carries admission
+// annotations such as failed-open.*), except leases and events.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: None
+  resources:
+  - group: coordination.k8s.io
+    resources: ["leases"]
+  - group: ""
+    resources: ["events"]
+- level: Metadata
+`
+
+// auditPatch turns the audit log on in every apiserver kubeadm starts.
+const auditPatch = `kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+  - name: audit-policy-file
+    value: ` + nodeAuditPolicy + `
+  - name: audit-log-path
+    value: ` + nodeAuditDir + `/audit.log
+  - name: audit-log-format
+    value: json
+  extraVolumes:
+  - name: audit-log
+    hostPath: ` + nodeAuditDir + `
+    mountPath: ` + nodeAuditDir + `
+    pathType: DirectoryOrCreate
+  - name: audit-policy
+    hostPath: ` + nodeAuditPolicy + `
+    mountPath: ` + nodeAuditPolicy + `
+    readOnly: true
+    pathType: File
+`
+
+// withAudit mounts, into the i-th control-plane node, dir/audit-policy.yaml
+// and dir/audit/<i>/ (where its apiserver writes audit.log), and adds the
+// kubeadm patch. It returns the host path of each replica's log, in node
+// name order (kind names them <name>-control-plane, -control-plane2, ...).
+func withAudit(cfg *v1alpha4.Cluster, dir string) ([]string, error) {
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+		return nil, fmt.Errorf("audit policy: %w", err)
+	}
+	var logs []string
+	for i := range cfg.Nodes {
+		if cfg.Nodes[i].Role != v1alpha4.ControlPlaneRole {
+			continue
+		}
+		host := filepath.Join(dir, "audit", fmt.Sprint(len(logs)))
+		if err := os.MkdirAll(host, 0o755); err != nil {
+			return nil, fmt.Errorf("audit log dir: %w", err)
+		}
+		cfg.Nodes[i].ExtraMounts = append(cfg.Nodes[i].ExtraMounts,
+			v1alpha4.Mount{HostPath: host, ContainerPath: nodeAuditDir},
+			v1alpha4.Mount{HostPath: policy, ContainerPath: nodeAuditPolicy, Readonly: true})
+		logs = append(logs, filepath.Join(host, "audit.log"))
+	}
+	cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches, auditPatch)
+	return logs, nil
+}
