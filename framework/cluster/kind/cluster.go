@@ -93,7 +93,10 @@ func (c *kindCluster) load(ctx context.Context) error {
 	if c.gateway, err = gateway(ctx, first); err != nil {
 		return err
 	}
-	return c.waitNodesReady(ctx)
+	if err := c.waitNodesReady(ctx); err != nil {
+		return err
+	}
+	return c.warmUp(ctx)
 }
 
 // gateway is the address under which the node reaches this host: its
