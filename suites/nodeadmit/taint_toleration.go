@@ -7,6 +7,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -61,8 +62,15 @@ var _ = harness.Describe(rejectsTaintToleration, func(f *harness.Framework) {
 			if err != nil {
 				return false, err
 			}
-			if d.Admitted {
-				return false, f.Client.CoreV1().Pods(f.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{})
+			// A kubelet rejection always carries a Reason. A pod failed
+			// without one was admitted and then evicted by the control
+			// plane's taint eviction controller: not a rejection either.
+			if d.Admitted || d.Pod.Status.Reason == "" {
+				err := f.Client.CoreV1().Pods(f.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{})
+				if apierrors.IsNotFound(err) {
+					err = nil
+				}
+				return false, err
 			}
 			rejected = d
 			return true, nil
