@@ -13,12 +13,16 @@ import (
 )
 
 // A fresh kubelet shows its first rejections only at its status manager's
-// first full sync, ~10 s after it starts; from then on in milliseconds. The
-// provider sends every node pods it must reject until two in a row show
-// within warmRejection, so specs time steady-state kubelets (as the embedded
-// cluster's hollow nodes are warmed up).
+// first full sync, ~10 s after it starts; from then on in tens of
+// milliseconds on a worker (measured here: 25-140 ms; a control plane of an
+// ha cluster on 2 cores: ~1.5 s). The provider sends the nodes specs place
+// pods on (the workers, or the control planes of a cluster without any)
+// pods they must reject until two in a row show within warmRejection, so
+// specs time steady-state kubelets, as the embedded cluster's hollow nodes
+// are warmed up. A node that does not warm up is logged, not fatal: specs
+// that time it say so.
 const (
-	warmRejection = 500 * time.Millisecond
+	warmRejection = time.Second
 	warmUpTimeout = time.Minute
 	warmUpPrefix  = "admission-conformance-warm-up-"
 )
@@ -28,16 +32,25 @@ func (c *kindCluster) warmUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	all := append(append([]string(nil), c.workers...), c.controlPlanes...)
-	errs := make(chan error, len(all))
-	for _, n := range all {
+	used := c.workers
+	if len(used) == 0 {
+		used = c.controlPlanes
+	}
+	errs := make(chan error, len(used))
+	for _, n := range used {
 		go func() { errs <- warmUpNode(ctx, client, n) }()
 	}
 	var joined []error
-	for range all {
+	for range used {
 		joined = append(joined, <-errs)
 	}
-	return errors.Join(joined...)
+	if err := errors.Join(joined...); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		c.logger.Info("kubelet warm-up incomplete: rejection timings may include a kubelet's first sync", "error", err.Error())
+	}
+	return nil
 }
 
 func warmUpNode(ctx context.Context, client kubernetes.Interface, node string) error {
