@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // invoker calls one plugin with the encoded pod.
@@ -40,7 +43,10 @@ func rejection(ctx context.Context, p *AdmissionPlugin, err error) AdmitResult {
 	if errors.As(err, &pe) {
 		reason = pe.reason
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+	// gRPC can end the call with DeadlineExceeded a moment before ctx
+	// itself reports its deadline: that is the same timeout.
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
+		status.Code(err) == codes.DeadlineExceeded {
 		reason, detail = ReasonPluginTimeout, "did not answer in time"
 	}
 	return AdmitResult{Admit: false, Reason: reason,
