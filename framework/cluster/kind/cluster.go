@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
@@ -95,6 +96,15 @@ func (c *kindCluster) load(ctx context.Context) error {
 	}
 	if err := c.waitNodesReady(ctx); err != nil {
 		return err
+	}
+	if c.created {
+		client, err := kubernetes.NewForConfig(c.config)
+		if err != nil {
+			return err
+		}
+		if err := grantPodStatusAccess(ctx, client); err != nil {
+			return err
+		}
 	}
 	return c.warmUp(ctx)
 }
