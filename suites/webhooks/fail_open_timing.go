@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -82,9 +83,16 @@ var _ = harness.Describe(failOpenTiming, func(f *harness.Framework) {
 		// resetting the stream; either way the request fails at ~1 s.
 		gomega.Expect(createErr).To(gomega.HaveOccurred(), "the request ran out of time while the webhook hung")
 		gomega.Expect(m.Within()).To(gomega.BeTrue(), "request took %s, want between %s and %s", d, requestTimeout, requestTimeout+f.Bounds.TimingSlack.Duration)
-		calls := callsTo(f, reg.Hooks["hang"], f.Namespace, cm.Name)
-		gomega.Expect(calls).To(gomega.HaveLen(1))
-		sent, err := time.ParseDuration(calls[0].TimeoutParam)
+		// The journal records a call when its handler ends, which for a
+		// hanging call is when the apiserver drops it: possibly just after
+		// the client got its answer.
+		waitCtx, cancel := context.WithTimeout(ctx, f.Bounds.ObjectState.Duration)
+		defer cancel()
+		call, err := f.Env.Webhooks.Journal().WaitFor(waitCtx, func(c fakewebhook.Call) bool {
+			return c.Path == reg.Hooks["hang"].Path && c.Namespace == f.Namespace && c.Name == cm.Name
+		})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the hanging webhook must have been called")
+		sent, err := time.ParseDuration(call.TimeoutParam)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the apiserver tells the webhook its timeout in ?timeout=")
 		gomega.Expect(sent).To(gomega.BeNumerically("<=", requestTimeout), "the webhook must be told the shorter, request timeout")
 	})
