@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// accessName names the ClusterRole and binding below.
+// accessName names the ClusterRole and binding for the hollow nodes.
 const accessName = "admission-conformance:hollow-nodes"
 
 // grantPodStatusAccess lets every node read pods and write their status
@@ -24,6 +24,12 @@ const accessName = "admission-conformance:hollow-nodes"
 // 4 rejections in 100 taking ~10 s instead of ~10 ms. Authorization is not
 // what the harness checks, admission is.
 func grantPodStatusAccess(ctx context.Context, client kubernetes.Interface) error {
+	return GrantPodStatusAccess(ctx, client, accessName)
+}
+
+// GrantPodStatusAccess creates the ClusterRole and binding called name that
+// grantPodStatusAccess describes; the kind provider uses it for its kubelets.
+func GrantPodStatusAccess(ctx context.Context, client kubernetes.Interface, accessName string) error {
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: accessName},
 		Rules: []rbacv1.PolicyRule{

@@ -2,12 +2,10 @@ package kind
 
 import (
 	"context"
-	"fmt"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
 )
 
 // nodeAccessName names the ClusterRole and binding below.
@@ -23,23 +21,5 @@ const nodeAccessName = "admission-conformance:kind-nodes"
 // shows in tens of milliseconds shows after ~9 s instead (seen here on ha).
 // Authorization is not what the harness checks, admission is.
 func grantPodStatusAccess(ctx context.Context, client kubernetes.Interface) error {
-	role := &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: nodeAccessName},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"pods/status"}, Verbs: []string{"get", "patch", "update"}},
-		},
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: nodeAccessName},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: nodeAccessName},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:nodes"}},
-	}
-	if _, err := client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("grant kubelets pod status access: %w", err)
-	}
-	if _, err := client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("grant kubelets pod status access: %w", err)
-	}
-	return nil
+	return nodes.GrantPodStatusAccess(ctx, client, nodeAccessName)
 }
