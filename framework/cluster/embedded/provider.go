@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/admission-conformance/admission-conformance/framework/audit"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 )
@@ -245,21 +246,5 @@ func writePKI(dir string) (pkiFiles, error) {
 		return f, err
 	}
 	f.auditPolicy = filepath.Join(dir, "audit-policy.yaml")
-	return f, os.WriteFile(f.auditPolicy, []byte(auditPolicy), 0o644)
+	return f, os.WriteFile(f.auditPolicy, []byte(audit.Policy), 0o644)
 }
-
-// auditPolicy logs every request at Metadata level, which carries the
-// admission annotations (for example failed-open.*), except the chatter of
-// leases and events.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived"]
-rules:
-- level: None
-  resources:
-  - group: coordination.k8s.io
-    resources: ["leases"]
-  - group: ""
-    resources: ["events"]
-- level: Metadata
-`

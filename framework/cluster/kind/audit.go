@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
+	"github.com/admission-conformance/admission-conformance/framework/audit"
 )
 
 // Where each control-plane node keeps its apiserver's audit log and policy;
@@ -14,21 +16,6 @@ const (
 	nodeAuditDir    = "/var/log/kubernetes/audit"
 	nodeAuditPolicy = "/etc/kubernetes/audit-policy.yaml"
 )
-
-// auditPolicy logs every request at Metadata level (it carries admission
-// annotations such as failed-open.*), except leases and events.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived"]
-rules:
-- level: None
-  resources:
-  - group: coordination.k8s.io
-    resources: ["leases"]
-  - group: ""
-    resources: ["events"]
-- level: Metadata
-`
 
 // auditPatch turns the audit log on in every apiserver kubeadm starts.
 const auditPatch = `kind: ClusterConfiguration
@@ -58,7 +45,7 @@ apiServer:
 // name order (kind names them <name>-control-plane, -control-plane2, ...).
 func withAudit(cfg *v1alpha4.Cluster, dir string) ([]string, error) {
 	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+	if err := os.WriteFile(policy, []byte(audit.Policy), 0o644); err != nil {
 		return nil, fmt.Errorf("audit policy: %w", err)
 	}
 	var logs []string
