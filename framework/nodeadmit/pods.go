@@ -21,9 +21,7 @@ const Image = "registry.k8s.io/pause:3.10"
 
 // Pod is a minimal pod called name in the case's namespace, bound to node by
 // spec.nodeName so no scheduler takes part. It mounts no token, so that
-// nothing but admission stands between the node and running it. Its
-// deletion is graceful: the pod leaves the API only once its kubelet has
-// stopped it, so a pod that is gone no longer counts on its node.
+// nothing but admission stands between the node and running it.
 func Pod(f *harness.Framework, node, name string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace,
@@ -37,12 +35,15 @@ func Pod(f *harness.Framework, node, name string) *corev1.Pod {
 	}
 }
 
-// DeletePods deletes every pod of the case's namespace and waits (up to the
-// Cleanup bound) until they are gone, so the next case finds the node's
-// places free rather than held by pods still stopping.
+// DeletePods deletes every pod of the case's namespace at once (grace period
+// 0) and waits (up to the Cleanup bound) until they are gone, so the next
+// case finds the node's places free. A graceful deletion would hold each
+// running pod's place until its kubelet's housekeeping had reclaimed it
+// (about a second per case on hollow kubelets); a kubelet drops a pod that
+// leaves the API from the pods it counts, and stops its containers after.
 func DeletePods(ctx context.Context, f *harness.Framework) error {
 	pods := f.Client.CoreV1().Pods(f.Namespace)
-	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
 		return err
 	}
 	var left int

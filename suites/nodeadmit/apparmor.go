@@ -21,7 +21,7 @@ var rejectsAppArmor = spec.Spec{
 	Seed:     seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsAppArmor, func(f *harness.Framework) {
+var _ = describe(rejectsAppArmor, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason AppArmor and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})

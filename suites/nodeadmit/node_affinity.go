@@ -16,7 +16,7 @@ var rejectsNodeAffinity = spec.Spec{
 	Seed:        seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsNodeAffinity, func(f *harness.Framework) {
+var _ = describe(rejectsNodeAffinity, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason NodeAffinity and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		pod := subject(f, node, "subject")

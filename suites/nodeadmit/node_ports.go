@@ -22,7 +22,7 @@ var rejectsNodePorts = spec.Spec{
 // hostPort is a port no other case uses.
 const hostPort = 31847
 
-var _ = harness.Describe(rejectsNodePorts, func(f *harness.Framework) {
+var _ = describe(rejectsNodePorts, func(f *harness.Framework) {
 	ginkgo.It("admits the first pod on a host port and fails the second with Reason NodePorts", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		withPort := func(p *corev1.Pod) *corev1.Pod {

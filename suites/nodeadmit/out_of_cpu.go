@@ -18,7 +18,7 @@ var rejectsOutOfCPU = spec.Spec{
 	Seed:        seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsOutOfCPU, func(f *harness.Framework) {
+var _ = describe(rejectsOutOfCPU, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason OutOfcpu and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		pod := subject(f, node, "subject")

@@ -19,7 +19,7 @@ var rejectsOutOfEphemeralStorage = spec.Spec{
 	Seed:     seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsOutOfEphemeralStorage, func(f *harness.Framework) {
+var _ = describe(rejectsOutOfEphemeralStorage, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason OutOfephemeral-storage and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		pod := subject(f, node, "subject")

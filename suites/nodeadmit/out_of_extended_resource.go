@@ -22,7 +22,7 @@ var rejectsOutOfExtendedResource = spec.Spec{
 	Seed:     seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsOutOfExtendedResource, func(f *harness.Framework) {
+var _ = describe(rejectsOutOfExtendedResource, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason OutOf<resource> and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})

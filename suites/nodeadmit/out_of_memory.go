@@ -18,7 +18,7 @@ var rejectsOutOfMemory = spec.Spec{
 	Seed:        seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsOutOfMemory, func(f *harness.Framework) {
+var _ = describe(rejectsOutOfMemory, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason OutOfmemory and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		pod := subject(f, node, "subject")

@@ -23,11 +23,9 @@ var rejectsOutOfPods = spec.Spec{
 	Seed:        seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsOutOfPods, func(f *harness.Framework) {
+var _ = describe(rejectsOutOfPods, func(f *harness.Framework) {
 	ginkgo.It("fails the first pod beyond the node's capacity with Reason OutOfpods and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		// Free the node for the cases that follow before the namespace goes.
-		ginkgo.DeferCleanup(nodeadmit.DeletePods, f)
 		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

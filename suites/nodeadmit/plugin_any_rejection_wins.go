@@ -19,7 +19,7 @@ var pluginAnyRejectionWins = spec.Spec{
 	Seed:     seedPlugins,
 }
 
-var _ = harness.Describe(pluginAnyRejectionWins, func(f *harness.Framework) {
+var _ = describe(pluginAnyRejectionWins, func(f *harness.Framework) {
 	forEachType("rejects the pod when only that plugin rejects", func(ctx context.Context, rejecting nodeadmission.PluginType) {
 		var plugins []fakenodeplugin.Plugin
 		var guard fakenodeplugin.Plugin

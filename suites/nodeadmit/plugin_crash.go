@@ -19,7 +19,7 @@ var pluginCrashFailsClosed = spec.Spec{
 	Seed:     seedFailClosed,
 }
 
-var _ = harness.Describe(pluginCrashFailsClosed, func(f *harness.Framework) {
+var _ = describe(pluginCrashFailsClosed, func(f *harness.Framework) {
 	forEachType("rejects the pod when the plugin crashes", func(ctx context.Context, t nodeadmission.PluginType) {
 		expectFailsClosed(ctx, f, t, failure{behaviour: fakenodeplugin.Behaviour{Action: fakenodeplugin.Crash},
 			reason: nodeadmission.ReasonPluginFailed})

@@ -19,7 +19,7 @@ var pluginGarbageFailsClosed = spec.Spec{
 	Seed:     seedFailClosed,
 }
 
-var _ = harness.Describe(pluginGarbageFailsClosed, func(f *harness.Framework) {
+var _ = describe(pluginGarbageFailsClosed, func(f *harness.Framework) {
 	forEachType("rejects the pod when the plugin answers garbage", func(ctx context.Context, t nodeadmission.PluginType) {
 		expectFailsClosed(ctx, f, t, failure{behaviour: fakenodeplugin.Behaviour{Action: fakenodeplugin.Garbage},
 			reason: nodeadmission.ReasonPluginInvalidResponse, answers: true})

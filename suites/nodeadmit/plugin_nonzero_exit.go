@@ -19,7 +19,7 @@ var pluginNonZeroExitFailsClosed = spec.Spec{
 	Seed:     seedFailClosed,
 }
 
-var _ = harness.Describe(pluginNonZeroExitFailsClosed, func(f *harness.Framework) {
+var _ = describe(pluginNonZeroExitFailsClosed, func(f *harness.Framework) {
 	// Only a shell plugin has an exit status per pod; a server that exits
 	// is the crash case.
 	ginkgo.It("rejects the pod when the plugin exits with status 3", func(ctx ginkgo.SpecContext) {

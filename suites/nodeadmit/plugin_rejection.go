@@ -19,7 +19,7 @@ var pluginRejectionKeepsReason = spec.Spec{
 	Seed:     seedPlugins,
 }
 
-var _ = harness.Describe(pluginRejectionKeepsReason, func(f *harness.Framework) {
+var _ = describe(pluginRejectionKeepsReason, func(f *harness.Framework) {
 	forEachType("fails the pod with the plugin's Reason and Message", func(ctx context.Context, t nodeadmission.PluginType) {
 		guard := fakePlugin("guard", t, fakenodeplugin.Behaviour{Action: fakenodeplugin.Reject,
 			Reason: "NotOnThisNode", Message: "the guard (" + string(t) + " plugin) keeps such pods off this node"})

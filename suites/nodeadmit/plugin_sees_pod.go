@@ -23,7 +23,7 @@ var pluginSeesPodUnchanged = spec.Spec{
 	Seed:     seedParallel,
 }
 
-var _ = harness.Describe(pluginSeesPodUnchanged, func(f *harness.Framework) {
+var _ = describe(pluginSeesPodUnchanged, func(f *harness.Framework) {
 	forEachType("sends the plugin the stored pod and leaves its spec alone", func(ctx context.Context, t nodeadmission.PluginType) {
 		observer := fakePlugin("observer-"+string(t), t, fakenodeplugin.Behaviour{Action: fakenodeplugin.Admit})
 		node, installed := installWithControl(ctx, f, observer)

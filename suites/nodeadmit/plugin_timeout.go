@@ -24,7 +24,7 @@ var pluginTimeoutFailsClosed = spec.Spec{
 // hang is longer than any plugin timeout the harness sets.
 const hang = 10 * time.Minute
 
-var _ = harness.Describe(pluginTimeoutFailsClosed, func(f *harness.Framework) {
+var _ = describe(pluginTimeoutFailsClosed, func(f *harness.Framework) {
 	forEachType("rejects the pod once the host's timeout passes", func(ctx context.Context, t nodeadmission.PluginType) {
 		expectFailsClosed(ctx, f, t, failure{
 			behaviour: fakenodeplugin.Behaviour{Action: fakenodeplugin.Admit, Delay: bounds.D(hang)},

@@ -19,7 +19,7 @@ var pluginsAllAdmit = spec.Spec{
 	Seed:        seedPlugins,
 }
 
-var _ = harness.Describe(pluginsAllAdmit, func(f *harness.Framework) {
+var _ = describe(pluginsAllAdmit, func(f *harness.Framework) {
 	ginkgo.It("runs the pod once shell, grpc and socket plugins all admit it", func(ctx ginkgo.SpecContext) {
 		var plugins []fakenodeplugin.Plugin
 		for _, t := range nodeadmission.PluginTypes {

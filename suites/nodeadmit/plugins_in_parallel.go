@@ -27,7 +27,7 @@ var pluginsRunInParallel = spec.Spec{
 // slowAnswer is how long each plugin takes.
 const slowAnswer = time.Second
 
-var _ = harness.Describe(pluginsRunInParallel, func(f *harness.Framework) {
+var _ = describe(pluginsRunInParallel, func(f *harness.Framework) {
 	forEachType("admits a pod two slow plugins admit in the time of one", func(ctx context.Context, t nodeadmission.PluginType) {
 		slow := fakenodeplugin.Behaviour{Action: fakenodeplugin.Admit, Delay: bounds.D(slowAnswer)}
 		a, b := fakePlugin("slow-a", t, slow), fakePlugin("slow-b", t, slow)

@@ -17,7 +17,7 @@ var rejectsPodOSNotSupported = spec.Spec{
 	Seed:        seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsPodOSNotSupported, func(f *harness.Framework) {
+var _ = describe(rejectsPodOSNotSupported, func(f *harness.Framework) {
 	ginkgo.It("fails a pod for another OS with Reason PodOSNotSupported and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		pod := subject(f, node, "subject")

@@ -22,7 +22,7 @@ var rejectsPodOSSelectorMismatch = spec.Spec{
 	Seed:     seedBuiltIn,
 }
 
-var _ = harness.Describe(rejectsPodOSSelectorMismatch, func(f *harness.Framework) {
+var _ = describe(rejectsPodOSSelectorMismatch, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason PodOSSelectorNodeLabelDoesNotMatch and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		pod := subject(f, node, "subject")

@@ -25,7 +25,7 @@ var rejectsSysctlForbidden = spec.Spec{
 // kubelet's safe set, and hollow nodes allow no unsafe ones.
 const unsafeSysctl = "kernel.msgmax"
 
-var _ = harness.Describe(rejectsSysctlForbidden, func(f *harness.Framework) {
+var _ = describe(rejectsSysctlForbidden, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason SysctlForbidden and leaves it in place", func(ctx ginkgo.SpecContext) {
 		// Pod Security must let the pod through to the node: unsafe sysctls
 		// are only allowed at the privileged level.

@@ -30,7 +30,7 @@ var rejectsTaintToleration = spec.Spec{
 // The kubelet only checks NoExecute taints at admission.
 const taintKey = "admission-conformance.io/no-execute"
 
-var _ = harness.Describe(rejectsTaintToleration, func(f *harness.Framework) {
+var _ = describe(rejectsTaintToleration, func(f *harness.Framework) {
 	ginkgo.It("fails an untolerating pod with Reason TaintToleration", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
