@@ -11,10 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
+	"github.com/admission-conformance/admission-conformance/reference/initializers/internal/keyloop"
 )
 
 // Settings tune the controller.
@@ -32,9 +31,7 @@ type Settings struct {
 // Controller enforces initializer timeouts.
 type Controller struct {
 	client   kubernetes.Interface
-	factory  informers.SharedInformerFactory
-	informer cache.SharedIndexInformer
-	queue    workqueue.TypedDelayingInterface[string]
+	loop     *keyloop.Loop
 	settings Settings
 	log      logr.Logger
 
@@ -53,74 +50,36 @@ type head struct {
 func New(client kubernetes.Interface, s Settings, log logr.Logger) *Controller {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithTweakListOptions(func(o *metav1ListOptions) { o.LabelSelector = v1alpha1.InitializingLabel }))
-	c := &Controller{
-		client:   client,
-		factory:  factory,
-		informer: factory.Core().V1().Pods().Informer(),
-		queue:    workqueue.NewTypedDelayingQueue[string](),
-		settings: s,
-		log:      log,
-		heads:    map[string]head{},
-	}
-	enqueue := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
-	_, _ = c.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
-	})
+	c := &Controller{client: client, settings: s, log: log, heads: map[string]head{}}
+	c.loop = keyloop.New("initializers controller", factory, factory.Core().V1().Pods().Informer(),
+		time.Second, time.Second, c.sync, func(key string, err error) {
+			c.log.Info("sync failed; retrying", "pod", key, "error", err.Error())
+		})
 	return c
 }
 
 // Start runs the informer, the worker and the read-repair sweep until ctx
 // ends.
 func (c *Controller) Start(ctx context.Context) {
-	c.factory.Start(ctx.Done())
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	go c.work(ctx)
+	c.loop.Start(ctx)
 	go c.repairLoop(ctx)
 }
 
 // WaitForSync returns once the informer has synced, or an error when ctx
 // ends first.
-func (c *Controller) WaitForSync(ctx context.Context) error {
-	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
-		return fmt.Errorf("initializers controller: pod informer did not sync: %w", ctx.Err())
-	}
-	return nil
-}
+func (c *Controller) WaitForSync(ctx context.Context) error { return c.loop.WaitForSync(ctx) }
 
 // Wait waits for the informer's goroutines after ctx ended.
-func (c *Controller) Wait() { c.factory.Shutdown() }
-
-func (c *Controller) work(ctx context.Context) {
-	for {
-		key, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		if err := c.sync(ctx, key); err != nil && ctx.Err() == nil {
-			c.log.Info("sync failed; retrying", "pod", key, "error", err.Error())
-			c.queue.AddAfter(key, time.Second)
-		}
-		c.queue.Done(key)
-	}
-}
+func (c *Controller) Wait() { c.loop.Wait() }
 
 // sync brings one pod forward: it notes a new head, acts on a head whose
 // time is up, and finishes pods with nothing left to wait for.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	obj, exists, err := c.informer.GetStore().GetByKey(key)
+	obj, err := c.loop.Get(key)
 	if err != nil {
 		return err
 	}
-	if !exists {
+	if obj == nil {
 		c.forget(key)
 		return nil
 	}
@@ -143,7 +102,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	if left := time.Until(h.since.Add(remaining[0].Timeout())); left > 0 {
-		c.queue.AddAfter(key, left)
+		c.loop.AddAfter(key, left)
 		return nil
 	}
 	return c.timeOut(ctx, pod, remaining[0], v1alpha1.ReasonTimeout, v1alpha1.ReasonTimeoutIgnored,

@@ -24,10 +24,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
+	"github.com/admission-conformance/admission-conformance/reference/initializers/internal/keyloop"
 )
 
 // Expression is the exemption's CEL matchCondition: true (call the webhook)
@@ -40,12 +39,8 @@ const maxMatchConditions = 64
 
 // Controller stamps the exemption on mutating webhook configurations.
 type Controller struct {
-	client   kubernetes.Interface
-	selector string
-	factory  informers.SharedInformerFactory
-	informer cache.SharedIndexInformer
-	queue    workqueue.TypedRateLimitingInterface[string]
-	log      logr.Logger
+	client kubernetes.Interface
+	loop   *keyloop.Loop
 }
 
 // New returns a controller for the configurations selector (a label
@@ -53,62 +48,27 @@ type Controller struct {
 func New(client kubernetes.Interface, selector string, log logr.Logger) *Controller {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
-	c := &Controller{
-		client: client, selector: selector, factory: factory,
-		informer: factory.Admissionregistration().V1().MutatingWebhookConfigurations().Informer(),
-		queue:    workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](10*time.Millisecond, time.Second)),
-		log:      log,
-	}
-	enqueue := func(obj any) {
-		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
-	_, _ = c.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }})
+	c := &Controller{client: client}
+	c.loop = keyloop.New("exemption controller", factory, factory.Admissionregistration().V1().MutatingWebhookConfigurations().Informer(),
+		10*time.Millisecond, time.Second, c.sync, func(key string, err error) {
+			log.V(1).Info("exemption not stamped yet", "configuration", key, "error", err.Error())
+		})
 	return c
 }
 
 // Start runs the controller until ctx ends.
-func (c *Controller) Start(ctx context.Context) {
-	c.factory.Start(ctx.Done())
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	go c.work(ctx)
-}
+func (c *Controller) Start(ctx context.Context) { c.loop.Start(ctx) }
 
 // WaitForSync returns once the informer has synced, or an error when ctx
 // ends first.
-func (c *Controller) WaitForSync(ctx context.Context) error {
-	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
-		return fmt.Errorf("exemption controller: informer did not sync: %w", ctx.Err())
-	}
-	return nil
-}
+func (c *Controller) WaitForSync(ctx context.Context) error { return c.loop.WaitForSync(ctx) }
 
 // Wait waits for the informer's goroutines after ctx ended.
-func (c *Controller) Wait() { c.factory.Shutdown() }
-
-func (c *Controller) work(ctx context.Context) {
-	for {
-		key, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		if err := c.sync(ctx, key); err != nil && ctx.Err() == nil {
-			c.log.V(1).Info("exemption not stamped yet", "configuration", key, "error", err.Error())
-			c.queue.AddRateLimited(key)
-		} else {
-			c.queue.Forget(key)
-		}
-		c.queue.Done(key)
-	}
-}
+func (c *Controller) Wait() { c.loop.Wait() }
 
 func (c *Controller) sync(ctx context.Context, name string) error {
-	obj, exists, err := c.informer.GetStore().GetByKey(name)
-	if err != nil || !exists {
+	obj, err := c.loop.Get(name)
+	if obj == nil {
 		return err
 	}
 	cfg := obj.(*admissionregistrationv1.MutatingWebhookConfiguration).DeepCopy()
