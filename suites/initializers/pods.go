@@ -50,19 +50,6 @@ func gate(f *harness.Framework, name string) string {
 	return f.Namespace + ".admission-conformance.io/" + name
 }
 
-// ensureDefaultServiceAccount creates the namespace's default
-// ServiceAccount unless it exists: pods are rejected until it does, and a
-// cluster may have no controller that makes it.
-func ensureDefaultServiceAccount(ctx context.Context, f *harness.Framework) error {
-	_, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, &corev1.ServiceAccount{
-		ObjectMeta: metav1.ObjectMeta{Name: "default"},
-	}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create the default service account: %w", err)
-	}
-	return nil
-}
-
 // watchPod watches the pod called name from resourceVersion rv until cond
 // holds, and returns the pod and when the watch delivered it (monotonic).
 func watchPod(ctx context.Context, f *harness.Framework, name, rv string, timeout time.Duration, cond func(*corev1.Pod) bool) (*corev1.Pod, time.Time, error) {

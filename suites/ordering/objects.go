@@ -2,10 +2,8 @@ package ordering
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/onsi/ginkgo/v2"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/e2e-framework/klient/decoder"
@@ -32,20 +30,6 @@ func fixture(f *harness.Framework, path string, obj k8s.Object, nonce string) er
 		}
 		annotations[requestAnnotation] = nonce
 		obj.SetAnnotations(annotations)
-	}
-	return nil
-}
-
-// ensureDefaultServiceAccount creates the namespace's default
-// ServiceAccount unless it exists: the ServiceAccount admission plugin
-// rejects pods until it does, and the controller that normally creates it
-// may not have reached a new namespace yet.
-func ensureDefaultServiceAccount(ctx context.Context, f *harness.Framework) error {
-	_, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, &corev1.ServiceAccount{
-		ObjectMeta: metav1.ObjectMeta{Name: "default"},
-	}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create the default service account: %w", err)
 	}
 	return nil
 }
