@@ -22,7 +22,7 @@ var (
 		"KubeletRejectsOutOfCPU", "KubeletRejectsOutOfMemory", "KubeletRejectsOutOfEphemeralStorage",
 		"KubeletRejectsOutOfExtendedResource", "KubeletRejectsOutOfPods", "KubeletRejectsNodeAffinity",
 		"KubeletRejectsNodePorts", "KubeletRejectsTaintToleration", "KubeletRejectsPodOSNotSupported",
-		"KubeletRejectsPodOSSelectorMismatch",
+		"KubeletRejectsPodOSSelectorMismatch", "KubeletRejectsSupplementalGroupsPolicyNotSupported",
 	}
 	otherHandlerSpecs = []string{"KubeletRejectsSysctlForbidden"}
 	failClosedSpecs   = []string{"NodePluginCrashFailsClosed", "NodePluginTimeoutFailsClosed",
