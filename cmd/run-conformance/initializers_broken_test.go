@@ -12,13 +12,17 @@ import (
 // ordering and timeout specs fail, each saying what went wrong; configured
 // rightly, the same specs pass.
 
-// initializerSpecs are the specs the broken implementations must fail.
-var initializerSpecs = []string{"--focus", "InitializerOrderAcrossConfigurations", "--focus", "InitializerIgnoreTimeout", "--focus", "InitializerFailTimeout"}
+// initializerSpecs are the specs the broken implementations must fail,
+// each fault its own and none of the others'.
+var initializerSpecs = []string{"InitializerOrderAcrossConfigurations", "InitializerIgnoreTimeout", "InitializerFailTimeout", "InitializerReadRepair"}
 
 func runInitializers(t *testing.T, report string, extra ...string) cliResult {
 	t.Helper()
 	// No nodes: these specs hold pods, they never place them.
-	args := append([]string{"run", "--suite", "initializers", "--report-dir", report, "--nodes", "0"}, initializerSpecs...)
+	args := []string{"run", "--suite", "initializers", "--report-dir", report, "--nodes", "0"}
+	for _, name := range initializerSpecs {
+		args = append(args, "--focus", name)
+	}
 	return runCLI(t, append(args, extra...)...)
 }
 
@@ -32,7 +36,7 @@ func TestInitializerSpecsPassAgainstTheReferenceImplementation(t *testing.T) {
 	if !contains(res.Features.Declared, "ReferenceInitializers") {
 		t.Errorf("the installed reference implementation is not declared: %+v", res.Features)
 	}
-	for _, name := range []string{"InitializerOrderAcrossConfigurations", "InitializerIgnoreTimeout", "InitializerFailTimeout"} {
+	for _, name := range initializerSpecs {
 		if s := findSpec(t, res, name); s.State != results.Passed {
 			t.Errorf("%s: %s %s", name, s.State, s.Message)
 		}
@@ -52,7 +56,7 @@ func TestInitializerOrderSpecFailsWhenOrderIsReversed(t *testing.T) {
 		t.Fatalf("want the order spec to fail on the gates' order, got %+v", failed)
 	}
 	// Timeouts do not depend on the order: the broken order alone is caught.
-	for _, name := range []string{"InitializerIgnoreTimeout", "InitializerFailTimeout"} {
+	for _, name := range []string{"InitializerIgnoreTimeout", "InitializerFailTimeout", "InitializerReadRepair"} {
 		if f := failedSpecs(t, report, name); len(f) > 0 {
 			t.Errorf("%s failed with only the order broken: %s", name, f[0].Message)
 		}
@@ -84,8 +88,31 @@ func TestInitializerTimeoutSpecsFailWithoutTimeouts(t *testing.T) {
 			}
 		}
 	}
-	if f := failedSpecs(t, report, "InitializerOrderAcrossConfigurations"); len(f) > 0 {
-		t.Errorf("the order spec failed with only the timeouts broken: %s", f[0].Message)
+	// Read repair is the fallback for lost timers, not one of them.
+	for _, name := range []string{"InitializerOrderAcrossConfigurations", "InitializerReadRepair"} {
+		if f := failedSpecs(t, report, name); len(f) > 0 {
+			t.Errorf("%s failed with only the timeouts broken: %s", name, f[0].Message)
+		}
+	}
+}
+
+// No read repair: a pod past the global timeout keeps its head initializer
+// until the initializer's own, longer timeout; the per-initializer timeouts
+// still work.
+func TestReadRepairSpecFailsWithoutReadRepair(t *testing.T) {
+	report := t.TempDir()
+	r := runCLI(t, "run", "--suite", "initializers", "--report-dir", report, "--nodes", "0",
+		"--focus", "InitializerReadRepair", "--focus", "InitializerIgnoreTimeout",
+		"--reference-initializers-fault=no-read-repair", "--bound", "objectState=3s")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	failed := failedSpecs(t, report, "InitializerReadRepair")
+	if len(failed) != 1 || !strings.Contains(failed[0].Message, "read repair must remove the head initializer") {
+		t.Fatalf("want the read repair spec to fail on the kept initializer, got %+v", failed)
+	}
+	if f := failedSpecs(t, report, "InitializerIgnoreTimeout"); len(f) > 0 {
+		t.Errorf("InitializerIgnoreTimeout failed with only read repair broken: %s", f[0].Message)
 	}
 }
 

@@ -70,6 +70,18 @@ type Bounds struct {
 	// there isn't any successful read in the last 5s, [...] block all
 	// incoming request"). TimingSlack is added.
 	InitializerLoadingBlock Duration `json:"initializerLoadingBlock"`
+	// InitializerGlobalTimeout is the global initializer timeout the harness
+	// gives the reference implementation, and the age after which its read
+	// repair must have removed a pod's head initializer (seed 002: "if a
+	// global initializer timeout (e.g., 10 mins) has reached, [...] removes
+	// the first initializer"; shortened so a spec can wait it out). It must
+	// exceed the time any other reference spec holds a pod.
+	InitializerGlobalTimeout Duration `json:"initializerGlobalTimeout"`
+	// InitializerRepairInterval is the gap between two read-repair sweeps
+	// the harness gives the reference implementation; a repair may come
+	// that much, plus a second of creationTimestamp truncation and
+	// TimingSlack, after InitializerGlobalTimeout.
+	InitializerRepairInterval Duration `json:"initializerRepairInterval"`
 
 	// Harness waits: exceeding one is a setup failure, not a contract failure.
 
@@ -103,6 +115,8 @@ func Defaults() Bounds {
 		PodBinding:                   D(2 * time.Second),
 		InitializerConfigPropagation: D(time.Second),
 		InitializerLoadingBlock:      D(5 * time.Second),
+		InitializerGlobalTimeout:     D(10 * time.Second),
+		InitializerRepairInterval:    D(time.Second),
 		ClusterStart:                 D(3 * time.Minute),
 		ClusterStop:                  D(time.Minute),
 		WebhookReady:                 D(30 * time.Second),

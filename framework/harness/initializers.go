@@ -20,7 +20,8 @@ import (
 type ReferenceInitializers struct {
 	Install bool
 	// Fault breaks it on purpose, for the harness's own tests: one of
-	// InitializersReverseOrder, InitializersNoTimeouts.
+	// InitializersReverseOrder, InitializersNoTimeouts,
+	// InitializersNoReadRepair.
 	Fault string
 }
 
@@ -30,15 +31,19 @@ const (
 	InitializersReverseOrder = "reverse-order"
 	// InitializersNoTimeouts never enforces an initializer's timeout.
 	InitializersNoTimeouts = "no-timeouts"
+	// InitializersNoReadRepair never sweeps for pods past the global
+	// timeout.
+	InitializersNoReadRepair = "no-read-repair"
 )
 
 // CheckInitializersFault rejects an unknown fault.
 func CheckInitializersFault(fault string) error {
 	switch fault {
-	case "", InitializersReverseOrder, InitializersNoTimeouts:
+	case "", InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair:
 		return nil
 	}
-	return fmt.Errorf("unknown reference initializers fault %q: use %s or %s", fault, InitializersReverseOrder, InitializersNoTimeouts)
+	return fmt.Errorf("unknown reference initializers fault %q: use %s, %s or %s", fault,
+		InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair)
 }
 
 // InitializersSuite is the suite whose namespaces (and mutating webhook
@@ -81,6 +86,9 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		Poll:              e.Bounds.PollInterval.Duration,
 		ReverseOrder:      cfg.ReferenceInitializers.Fault == InitializersReverseOrder,
 		NoTimeouts:        cfg.ReferenceInitializers.Fault == InitializersNoTimeouts,
+		NoReadRepair:      cfg.ReferenceInitializers.Fault == InitializersNoReadRepair,
+		GlobalTimeout:     e.Bounds.InitializerGlobalTimeout.Duration,
+		RepairInterval:    e.Bounds.InitializerRepairInterval.Duration,
 		Logger:            e.Logger.WithName("reference-initializers"),
 	})
 	if err != nil {

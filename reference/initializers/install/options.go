@@ -41,9 +41,11 @@ type Options struct {
 	Poll         time.Duration
 
 	// Faults break the implementation on purpose, for the harness's own
-	// tests: configurations merged in reverse name order; no timeouts.
+	// tests: configurations merged in reverse name order; no timeouts; no
+	// read repair.
 	ReverseOrder bool
 	NoTimeouts   bool
+	NoReadRepair bool
 
 	Logger logr.Logger
 }
