@@ -17,8 +17,10 @@ build:
 conformance: build
 	$(BIN) run --report-dir $(ARTIFACTS)
 
+# The HTML report's browser check leaves its page and screenshot in
+# $(ARTIFACTS)/report-screenshot/ (skipped without chromium).
 test:
-	$(GO) test $(TEST_FLAGS) ./...
+	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test $(TEST_FLAGS) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./framework/cluster/embedded/
