@@ -44,9 +44,7 @@ func TestCompareFlagsAStateChange(t *testing.T) {
 		r.Specs[4].State, r.Specs[4].Message = results.Failed, "broken on purpose" // ConfigurationsCalledInNameOrder
 	})
 	r := runCLI(t, "compare", old, cur)
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	if !strings.Contains(r.stdout, "REGRESSION ordering/ConfigurationsCalledInNameOrder calls mutating configurations sorted by name: passed -> failed") ||
 		!strings.Contains(r.stderr, "1 regression(s)") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)

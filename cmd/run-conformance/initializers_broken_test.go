@@ -29,9 +29,7 @@ func runInitializers(t *testing.T, report string, extra ...string) cliResult {
 func TestInitializerSpecsPassAgainstTheReferenceImplementation(t *testing.T) {
 	report := t.TempDir()
 	r := runInitializers(t, report)
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 0)
 	res := readResults(t, report)
 	if !contains(res.Features.Declared, "ReferenceInitializers") {
 		t.Errorf("the installed reference implementation is not declared: %+v", res.Features)
@@ -48,9 +46,7 @@ func TestInitializerSpecsPassAgainstTheReferenceImplementation(t *testing.T) {
 func TestInitializerOrderSpecFailsWhenOrderIsReversed(t *testing.T) {
 	report := t.TempDir()
 	r := runInitializers(t, report, "--reference-initializers-fault=reverse-order")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	failed := failedSpecs(t, report, "InitializerOrderAcrossConfigurations")
 	if len(failed) != 1 || !strings.Contains(failed[0].Message, "gates of the created pod") {
 		t.Fatalf("want the order spec to fail on the gates' order, got %+v", failed)
@@ -68,9 +64,7 @@ func TestInitializerOrderSpecFailsWhenOrderIsReversed(t *testing.T) {
 func TestInitializerTimeoutSpecsFailWithoutTimeouts(t *testing.T) {
 	report := t.TempDir()
 	r := runInitializers(t, report, "--reference-initializers-fault=no-timeouts", "--bound", "objectState=3s")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	for name, want := range map[string]struct {
 		cases int
 		says  string
@@ -104,9 +98,7 @@ func TestReadRepairSpecFailsWithoutReadRepair(t *testing.T) {
 	r := runCLI(t, "run", "--suite", "initializers", "--report-dir", report, "--nodes", "0",
 		"--focus", "InitializerReadRepair", "--focus", "InitializerIgnoreTimeout",
 		"--reference-initializers-fault=no-read-repair", "--bound", "objectState=3s")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	failed := failedSpecs(t, report, "InitializerReadRepair")
 	if len(failed) != 1 || !strings.Contains(failed[0].Message, "read repair must remove the head initializer") {
 		t.Fatalf("want the read repair spec to fail on the kept initializer, got %+v", failed)

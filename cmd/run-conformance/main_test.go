@@ -163,3 +163,12 @@ func findSpec(t *testing.T, res results.Results, shortName string) results.Spec 
 	t.Fatalf("no result for %s in %+v", shortName, res.Specs)
 	return results.Spec{}
 }
+
+// mustExit stops the test unless the CLI exited with want, showing what it
+// printed.
+func (r cliResult) mustExit(t *testing.T, want int) {
+	t.Helper()
+	if r.code != want {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
+	}
+}

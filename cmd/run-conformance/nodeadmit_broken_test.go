@@ -82,9 +82,7 @@ func runNodeadmit(t *testing.T, args ...string) (cliResult, results.Results) {
 
 func TestNodeadmitSuitePassesOnHollowNodes(t *testing.T) {
 	r, res := runNodeadmit(t)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 0)
 	all := append(append(append(append([]string{}, predicateSpecs...), otherHandlerSpecs...), failClosedSpecs...), pluginContractSpecs...)
 	expectStates(t, res, all, results.Passed, "")
 	for _, c := range casesOf(t, res, appArmorSpec) {
@@ -106,9 +104,7 @@ func TestNodeadmitSuitePassesOnHollowNodes(t *testing.T) {
 // reject: every predicate spec fails; the sysctl handler still works.
 func TestReasonSpecsFailWithoutThePredicateHandler(t *testing.T) {
 	r, res := runNodeadmit(t, "--profile", "extended", "--node-fault", "no-predicates", "--bound", "objectState=5s")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	expectStates(t, res, predicateSpecs, results.Failed, "admitted")
 	expectStates(t, res, otherHandlerSpecs, results.Passed, "")
 }
@@ -117,9 +113,7 @@ func TestReasonSpecsFailWithoutThePredicateHandler(t *testing.T) {
 // spec on the Reason.
 func TestReasonSpecsFailWhenTheReasonDiffers(t *testing.T) {
 	r, res := runNodeadmit(t, "--profile", "extended", "--node-fault", "reasons-differ", "--bound", "objectState=5s")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	expectStates(t, res, append(append([]string{}, predicateSpecs...), otherHandlerSpecs...), results.Failed, "status.reason")
 }
 
@@ -127,9 +121,7 @@ func TestReasonSpecsFailWhenTheReasonDiffers(t *testing.T) {
 // contract, and only that: the other plugin specs still pass.
 func TestFailClosedSpecsFailOnAFailOpenPluginHost(t *testing.T) {
 	r, res := runNodeadmit(t, "--profile", "reference", "--node-fault", "plugins-fail-open", "--bound", "objectState=5s")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	expectStates(t, res, failClosedSpecs, results.Failed, "admitted")
 	expectStates(t, res, pluginContractSpecs, results.Passed, "")
 }
@@ -157,9 +149,7 @@ func TestBadNodeFlagsAreOneLineExitTwo(t *testing.T) {
 func TestNodeadmitSpecsAreNotSupportedWithoutTheirCapability(t *testing.T) {
 	r, res := runNodeadmit(t, "--node-fault", "no-plugin-host", "--profile", "reference,extended",
 		"--label-filter", "spec:NodePluginRejectionKeepsReasonAndMessage || spec:NodePluginTimeoutFailsClosed || spec:KubeletRejectsOutOfCPU")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 0)
 	expectStates(t, res, []string{"NodePluginRejectionKeepsReasonAndMessage", "NodePluginTimeoutFailsClosed"}, results.NotSupported, "")
 	expectStates(t, res, []string{"KubeletRejectsOutOfCPU"}, results.Passed, "")
 	for _, c := range casesOf(t, res, "NodePluginTimeoutFailsClosed") {
@@ -169,9 +159,7 @@ func TestNodeadmitSpecsAreNotSupportedWithoutTheirCapability(t *testing.T) {
 	}
 
 	r, res = runNodeadmit(t, "--nodes", "0", "--label-filter", "spec:KubeletRejectsOutOfCPU || spec:NodePluginSeesThePodUnchanged")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 0)
 	expectStates(t, res, []string{"KubeletRejectsOutOfCPU", "NodePluginSeesThePodUnchanged"}, results.NotSupported, "")
 	if !strings.Contains(res.Cluster.Topology, "0 node") {
 		t.Errorf("topology %q", res.Cluster.Topology)

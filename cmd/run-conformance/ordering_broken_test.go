@@ -51,9 +51,7 @@ func casesOf(t *testing.T, res results.Results, shortName string) []results.Spec
 func TestOrderingSuitePassesOnTheEmbeddedCluster(t *testing.T) {
 	report := t.TempDir()
 	r := runCLI(t, "run", "--suite", "ordering", "--report-dir", report)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 0)
 	res := readResults(t, report)
 	for _, s := range orderingSpecs() {
 		for _, c := range casesOf(t, res, s.ShortName) {
@@ -86,9 +84,7 @@ func runBroken(t *testing.T, apiserverArg string, extra []string, shortNames ...
 	args := append([]string{"run", "--suite", "ordering", "--report-dir", report,
 		"--apiserver-arg=" + apiserverArg, "--label-filter", strings.Join(filter, " || ")}, extra...)
 	r := runCLI(t, args...)
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	return readResults(t, report)
 }
 

@@ -41,9 +41,7 @@ func TestRunWritesEveryReportAndRerunsOnlyWhatFailed(t *testing.T) {
 	args := append([]string{"run", "--suite", "ordering", "--label-filter", "spec:" + target.ShortName,
 		"--report-dir", reportDir, "--history", hist}, implementationFlags...)
 	r := runCLI(t, args...)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 0)
 	for _, f := range reportFiles {
 		if info, err := os.Stat(filepath.Join(reportDir, f)); err != nil || info.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
@@ -189,9 +187,7 @@ func TestFailedCaseCarriesTheWebhookJournal(t *testing.T) {
 	reportDir := t.TempDir()
 	r := runCLI(t, "run", "--suite", "ordering", "--label-filter", "spec:MutatingBeforeValidating", "--focus", "on create$",
 		"--apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook", "--bound", "webhookReady=3s", "--report-dir", reportDir)
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
+	r.mustExit(t, 1)
 	var failed []results.Spec
 	for _, s := range readResults(t, reportDir).Specs {
 		if s.State == results.Failed {

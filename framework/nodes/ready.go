@@ -24,17 +24,26 @@ func waitReady(ctx context.Context, client kubernetes.Interface, n *node, timeou
 			last = err.Error()
 			return false, nil
 		}
-		for _, c := range node.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				last = fmt.Sprintf("Ready=%s (%s)", c.Status, c.Message)
-				return c.Status == corev1.ConditionTrue, nil
-			}
+		c := ReadyCondition(node)
+		if c == nil {
+			last = "no Ready condition yet"
+			return false, nil
 		}
-		last = "no Ready condition yet"
-		return false, nil
+		last = fmt.Sprintf("Ready=%s (%s)", c.Status, c.Message)
+		return c.Status == corev1.ConditionTrue, nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s not Ready: %w (last seen: %s)", n.config.Name, err, last)
+	}
+	return nil
+}
+
+// ReadyCondition returns the node's Ready condition, nil if it has none yet.
+func ReadyCondition(n *corev1.Node) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeReady {
+			return &n.Status.Conditions[i]
+		}
 	}
 	return nil
 }

@@ -33,11 +33,7 @@ var _ = harness.Describe(initializerIgnoreTimeout, func(f *harness.Framework) {
 	ginkgo.It("removes an initializer at the head from creation after its timeout", func(ctx ginkgo.SpecContext) {
 		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		slow := gate(f, "slow")
-		_, err := createConfiguration(ctx, f, newConfiguration(f, "a", initializer(slow, v1alpha1.Ignore, slowTimeout)), metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(waitAssigned(ctx, f, []string{slow})).To(gomega.Succeed())
-		fake, err := startFake(ctx, f, slow, fakeinitializer.Behaviour{Never: true})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		fake := stuckIgnoreInitializer(ctx, f, slow, slowTimeout)
 
 		timeout := slowTimeout * time.Second
 		sent := time.Now() // the initializer cannot be at the head before the create is sent
@@ -50,10 +46,7 @@ var _ = harness.Describe(initializerIgnoreTimeout, func(f *harness.Framework) {
 
 		gomega.Expect(fake.Observations(p.Name)).NotTo(gomega.BeEmpty(), "the fake saw the pod")
 		gomega.Expect(fake.Removals()).To(gomega.BeEmpty(), "the fake removed nothing: the timeout did")
-		ev, err := waitEvent(ctx, f, p.Name, v1alpha1.ReasonTimeoutIgnored)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(ev.Type).To(gomega.Equal("Warning"))
-		gomega.Expect(ev.Message).To(gomega.ContainSubstring(slow))
+		expectWarningEvent(ctx, f, p.Name, v1alpha1.ReasonTimeoutIgnored, slow)
 	})
 
 	ginkgo.It("counts the timeout from when the initializer reached the head, not from creation", func(ctx ginkgo.SpecContext) {

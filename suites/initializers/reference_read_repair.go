@@ -7,7 +7,6 @@ import (
 	"github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/admission-conformance/admission-conformance/framework/fakeinitializer"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
@@ -35,11 +34,7 @@ var _ = harness.Describe(initializerReadRepair, func(f *harness.Framework) {
 		// so only read repair can remove it in time.
 		own := int32(3*global/time.Second) + 1
 		slow := gate(f, "slow")
-		_, err := createConfiguration(ctx, f, newConfiguration(f, "a", initializer(slow, v1alpha1.Ignore, own)), metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(waitAssigned(ctx, f, []string{slow})).To(gomega.Succeed())
-		fake, err := startFake(ctx, f, slow, fakeinitializer.Behaviour{Never: true})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		fake := stuckIgnoreInitializer(ctx, f, slow, own)
 
 		// creationTimestamp has whole seconds: a repair may come a second
 		// late, plus one sweep interval.
@@ -55,9 +50,6 @@ var _ = harness.Describe(initializerReadRepair, func(f *harness.Framework) {
 		gomega.Expect(m.Within()).To(gomega.BeTrue(), "read repair removed the initializer when the pod was %s old, want between %s and %s", age, global, upper)
 
 		gomega.Expect(fake.Removals()).To(gomega.BeEmpty(), "the fake removed nothing: read repair did")
-		ev, err := waitEvent(ctx, f, p.Name, v1alpha1.ReasonGlobalTimeout)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(ev.Type).To(gomega.Equal("Warning"))
-		gomega.Expect(ev.Message).To(gomega.ContainSubstring(slow))
+		expectWarningEvent(ctx, f, p.Name, v1alpha1.ReasonGlobalTimeout, slow)
 	})
 })

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -226,6 +227,27 @@ func waitEvent(ctx context.Context, f *harness.Framework, pod, reason string) (c
 		return found, fmt.Errorf("no event with reason %s about pod %s: %w", reason, pod, err)
 	}
 	return found, nil
+}
+
+// stuckIgnoreInitializer configures one Ignore initializer called name with
+// timeoutSeconds, waits until new pods get it, and starts a fake that never
+// finishes it.
+func stuckIgnoreInitializer(ctx context.Context, f *harness.Framework, name string, timeoutSeconds int32) *fakeinitializer.Controller {
+	_, err := createConfiguration(ctx, f, newConfiguration(f, "a", initializer(name, v1alpha1.Ignore, timeoutSeconds)), metav1.CreateOptions{})
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	gomega.ExpectWithOffset(1, waitAssigned(ctx, f, []string{name})).To(gomega.Succeed())
+	fake, err := startFake(ctx, f, name, fakeinitializer.Behaviour{Never: true})
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	return fake
+}
+
+// expectWarningEvent waits for the Warning event with reason about pod that
+// the implementation records when it acts on initializer.
+func expectWarningEvent(ctx context.Context, f *harness.Framework, pod, reason, initializer string) {
+	ev, err := waitEvent(ctx, f, pod, reason)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	gomega.ExpectWithOffset(1, ev.Type).To(gomega.Equal(corev1.EventTypeWarning))
+	gomega.ExpectWithOffset(1, ev.Message).To(gomega.ContainSubstring(initializer))
 }
 
 // initialized reports whether the implementation considers the pod done.

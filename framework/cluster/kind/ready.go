@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
 )
 
 // waitNodesReady waits until every node of the cluster is Ready: kind itself
@@ -21,29 +23,21 @@ func (c *kindCluster) waitNodesReady(ctx context.Context) error {
 	want := len(c.controlPlanes) + len(c.workers)
 	var notReady []string
 	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
 		}
 		notReady = notReady[:0]
-		for _, n := range nodes.Items {
-			if !ready(n) {
+		for i := range list.Items {
+			n := &list.Items[i]
+			if c := nodes.ReadyCondition(n); c == nil || c.Status != corev1.ConditionTrue {
 				notReady = append(notReady, n.Name)
 			}
 		}
-		return len(nodes.Items) >= want && len(notReady) == 0, nil
+		return len(list.Items) >= want && len(notReady) == 0, nil
 	})
 	if err != nil {
 		return fmt.Errorf("kind cluster %s: nodes not Ready (%v): %w", c.name, notReady, err)
 	}
 	return nil
-}
-
-func ready(n corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
