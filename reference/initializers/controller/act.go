@@ -13,9 +13,6 @@ import (
 	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
 )
 
-// metav1ListOptions keeps the informer tweak's signature readable.
-type metav1ListOptions = metav1.ListOptions
-
 // timeOut applies the head initializer's failure policy: Ignore removes its
 // gate, Fail fails the pod. The reasons name what timed out (the
 // initializer's own timeout or the global one).
@@ -25,7 +22,8 @@ func (c *Controller) timeOut(ctx context.Context, pod *corev1.Pod, a v1alpha1.As
 		if err := c.fail(ctx, pod, failReason, msg); err != nil {
 			return err
 		}
-		return c.event(ctx, pod, failReason, msg+": the pod failed")
+		c.event(ctx, pod, failReason, msg+": the pod failed")
+		return nil
 	}
 	i := v1alpha1.GateIndex(pod, a.Name)
 	if i < 0 {
@@ -46,7 +44,8 @@ func (c *Controller) timeOut(ctx context.Context, pod *corev1.Pod, a v1alpha1.As
 	case err != nil:
 		return fmt.Errorf("remove gate %s: %w", a.Name, err)
 	}
-	return c.event(ctx, pod, ignoreReason, fmt.Sprintf("initializer %s (failurePolicy Ignore) %s: removed", a.Name, why))
+	c.event(ctx, pod, ignoreReason, fmt.Sprintf("initializer %s (failurePolicy Ignore) %s: removed", a.Name, why))
+	return nil
 }
 
 // fail marks the pod Failed, keeping its gates.
@@ -89,8 +88,9 @@ func (c *Controller) finish(ctx context.Context, pod *corev1.Pod) error {
 	return err
 }
 
-// event records what the controller did to the pod.
-func (c *Controller) event(ctx context.Context, pod *corev1.Pod, reason, msg string) error {
+// event records what the controller did to the pod. A lost event is
+// logged, not retried: the change it reports is done.
+func (c *Controller) event(ctx context.Context, pod *corev1.Pod, reason, msg string) {
 	now := metav1.Now()
 	ev := &corev1.Event{
 		// Named as client-go's event recorder names events.
@@ -104,5 +104,4 @@ func (c *Controller) event(ctx context.Context, pod *corev1.Pod, reason, msg str
 	if _, err := c.client.CoreV1().Events(pod.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		c.log.Info("event not recorded", "pod", pod.Namespace+"/"+pod.Name, "reason", reason, "error", err.Error())
 	}
-	return nil
 }

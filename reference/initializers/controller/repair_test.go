@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
@@ -39,9 +40,24 @@ func TestRepairActsOnTheHeadOfPodsOlderThanTheGlobalTimeout(t *testing.T) {
 		heldPod(t, "old-fail", now.Add(-11*time.Minute), fail),
 		heldPod(t, "young", now.Add(-9*time.Minute), ignore),
 	)
-	c := New(client, Settings{GlobalTimeout: 10 * time.Minute, RepairInterval: time.Minute}, logr.Discard())
-	if err := c.Repair(context.Background(), now); err != nil {
+	// NoTimeouts: only the global timeout may act.
+	c := New(client, Settings{NoTimeouts: true, GlobalTimeout: 10 * time.Minute, RepairInterval: time.Hour}, logr.Discard())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); c.Wait() }()
+	c.Start(ctx)
+	if err := c.WaitForSync(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if err := c.Repair(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	// The worker acts on what the sweep found.
+	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		events, err := client.CoreV1().Events("ns").List(ctx, metav1.ListOptions{})
+		return err == nil && len(events.Items) >= 2, err
+	})
+	if err != nil {
+		t.Fatalf("read repair did not act on the old pods: %v", err)
 	}
 	get := func(name string) *corev1.Pod {
 		p, err := client.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
@@ -70,5 +86,28 @@ func TestRepairActsOnTheHeadOfPodsOlderThanTheGlobalTimeout(t *testing.T) {
 		if e.Reason != v1alpha1.ReasonGlobalTimeout || e.Type != corev1.EventTypeWarning {
 			t.Errorf("event %s %s", e.Type, e.Reason)
 		}
+	}
+}
+
+func TestNoReadRepairLeavesOldPodsAlone(t *testing.T) {
+	ignore := v1alpha1.Assigned{Name: "x.io/ignore", FailurePolicy: v1alpha1.Ignore, TimeoutSeconds: 3600}
+	client := fake.NewClientset(heldPod(t, "old", time.Now().Add(-11*time.Minute), ignore))
+	c := New(client, Settings{NoReadRepair: true, GlobalTimeout: 10 * time.Minute, RepairInterval: time.Hour}, logr.Discard())
+	ctx, cancel := context.WithCancel(context.Background())
+	c.Start(ctx)
+	if err := c.WaitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Repair(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	c.Wait() // the worker has finished whatever the sweep gave it
+	p, err := client.CoreV1().Pods("ns").Get(context.Background(), "old", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Spec.SchedulingGates) != 1 {
+		t.Errorf("gates %v: read repair acted although it is off", p.Spec.SchedulingGates)
 	}
 }

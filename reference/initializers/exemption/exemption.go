@@ -63,7 +63,7 @@ func (c *Controller) Start(ctx context.Context) { c.loop.Start(ctx) }
 // ends first.
 func (c *Controller) WaitForSync(ctx context.Context) error { return c.loop.WaitForSync(ctx) }
 
-// Wait waits for the informer's goroutines after ctx ended.
+// Wait waits for the controller's goroutines after ctx ended.
 func (c *Controller) Wait() { c.loop.Wait() }
 
 func (c *Controller) sync(ctx context.Context, name string) error {

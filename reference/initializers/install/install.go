@@ -97,11 +97,8 @@ func Install(ctx context.Context, admin *rest.Config, o Options) (_ *Instance, e
 	if err := in.waitAllowed(ctx, "the controller to list pods", func(ctx context.Context) error { return listPods(ctx, in.ctlUser) }); err != nil {
 		return nil, err
 	}
-	settings := controller.Settings{NoTimeouts: o.NoTimeouts, GlobalTimeout: o.GlobalTimeout, RepairInterval: o.RepairInterval}
-	if o.NoReadRepair {
-		settings.GlobalTimeout = 0 // the sweep never runs
-	}
-	ctl := controller.New(in.ctlUser, settings, o.Logger.WithName("controller"))
+	ctl := controller.New(in.ctlUser, controller.Settings{NoTimeouts: o.NoTimeouts, NoReadRepair: o.NoReadRepair,
+		GlobalTimeout: o.GlobalTimeout, RepairInterval: o.RepairInterval}, o.Logger.WithName("controller"))
 	ctl.Start(runCtx)
 	in.waiters = append(in.waiters, ctl.Wait)
 	if err := in.step(ctx, "the timeout controller", ctl.WaitForSync); err != nil {

@@ -38,7 +38,7 @@ func Admit(req *admissionv1.AdmissionRequest, src Source, now time.Time, s Setti
 	}
 	configs, readAt, ok := src.Latest()
 	if age := now.Sub(readAt); !ok || age > s.BlockAfter {
-		return loading(resp, readAt, ok, age, s.BlockAfter)
+		return loading(resp, ok, age, s.BlockAfter)
 	}
 	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
 	if gvr != podsResource || req.SubResource != "" {
@@ -69,7 +69,7 @@ func Admit(req *admissionv1.AdmissionRequest, src Source, now time.Time, s Setti
 
 // loading is the denial while the configurations are not known to be
 // current.
-func loading(resp *admissionv1.AdmissionResponse, readAt time.Time, ok bool, age, blockAfter time.Duration) *admissionv1.AdmissionResponse {
+func loading(resp *admissionv1.AdmissionResponse, ok bool, age, blockAfter time.Duration) *admissionv1.AdmissionResponse {
 	msg := "initializer configurations not loaded yet: no read has succeeded"
 	if ok {
 		msg = fmt.Sprintf("initializer configurations not loaded: no read succeeded in the last %s (latest %s ago)", blockAfter, age.Round(time.Millisecond))

@@ -90,6 +90,10 @@ func TestAdmitHoldsAPodAfterItsOwnGates(t *testing.T) {
 			if len(pod.Spec.SchedulingGates) > 0 && gates[0] != pod.Spec.SchedulingGates[0].Name {
 				t.Errorf("the pod's own gate is no longer first: %v", gates)
 			}
+			// The assigned gates follow the configuration's order.
+			if i, j := slices.Index(gates, "x.io/one"), slices.Index(gates, "x.io/mine"); name != "own gate" && i > j {
+				t.Errorf("gates %v: x.io/one is assigned before x.io/mine", gates)
+			}
 			if p.Labels[v1alpha1.InitializingLabel] != "true" {
 				t.Errorf("labels %v", p.Labels)
 			}

@@ -61,20 +61,16 @@ func assign(config string, in v1alpha1.Initializer) v1alpha1.Assigned {
 // _any_ Rule."
 func anyRuleMatches(rules []v1alpha1.Rule, r schema.GroupVersionResource) bool {
 	for _, rule := range rules {
-		if matches(rule.APIGroups, r.Group) && matches(rule.APIVersions, r.Version) && resourceMatches(rule.Resources, r.Resource) {
+		// Whole resources only: the webhook sees creations of objects, and
+		// validation rejects rules naming subresources.
+		if matches(rule.APIGroups, r.Group) && matches(rule.APIVersions, r.Version) && matches(rule.Resources, r.Resource) {
 			return true
 		}
 	}
 	return false
 }
 
+// matches reports whether list holds value or "*".
 func matches(list []string, value string) bool {
 	return slices.Contains(list, "*") || slices.Contains(list, value)
-}
-
-// resourceMatches matches a whole resource (never a subresource: the
-// webhook only sees creations of objects). "*" is every resource; rules
-// naming subresources are rejected by validation, and would never match.
-func resourceMatches(list []string, resource string) bool {
-	return slices.Contains(list, "*") || slices.Contains(list, resource)
 }

@@ -7,6 +7,7 @@ package keyloop
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/informers"
@@ -29,6 +30,7 @@ type Loop struct {
 	queue    workqueue.TypedRateLimitingInterface[string]
 	sync     Sync
 	retried  Retried
+	running  sync.WaitGroup // the worker and the goroutines of Go
 }
 
 // New returns a loop, not yet started, over informer (made by factory),
@@ -61,7 +63,16 @@ func (l *Loop) Start(ctx context.Context) {
 		<-ctx.Done()
 		l.queue.ShutDown()
 	}()
-	go l.work(ctx)
+	l.Go(func() { l.work(ctx) })
+}
+
+// Go runs f in a goroutine that Wait waits for.
+func (l *Loop) Go(f func()) {
+	l.running.Add(1)
+	go func() {
+		defer l.running.Done()
+		f()
+	}()
 }
 
 // WaitForSync returns once the informer has synced, or an error when ctx
@@ -73,8 +84,12 @@ func (l *Loop) WaitForSync(ctx context.Context) error {
 	return nil
 }
 
-// Wait waits for the informer's goroutines after ctx ended.
-func (l *Loop) Wait() { l.factory.Shutdown() }
+// Wait waits, after ctx ended, for the informer's goroutines, the worker
+// (which finishes the key in hand) and the goroutines of Go.
+func (l *Loop) Wait() {
+	l.factory.Shutdown()
+	l.running.Wait()
+}
 
 // Get returns the informer's copy of the object of key, nil if there is
 // none.
