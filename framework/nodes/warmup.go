@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,62 +15,90 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// warmNodeRejection is the rejection latency below which a node counts as
-// warm. A fresh kubelet publishes its first rejections as phase Pending (its
-// pod workers have not synced yet, so it cannot call the pod finished) and
-// only corrects them at its status manager's first full sync, 10 s after it
-// starts; from then on a rejection shows in milliseconds.
+// warmNodeRejection is the rejection latency below which a hollow node
+// counts as warm. A fresh kubelet publishes its first rejections as phase
+// Pending (its pod workers have not synced yet, so it cannot call the pod
+// finished) and only corrects them at its status manager's first full sync,
+// 10 s after it starts; from then on a rejection shows in milliseconds.
 const warmNodeRejection = 500 * time.Millisecond
 
 // warmUpNamespace holds the warm-up pods; it exists in every cluster.
 const warmUpNamespace = metav1.NamespaceDefault
 
-// warmUp sends each node pods it must reject until it rejects two in a row
-// quickly, so that specs time steady-state rejections. Nodes warm up side by
-// side.
-func warmUp(ctx context.Context, client kubernetes.Interface, nodes []*node, o Options) error {
-	if err := ensureServiceAccount(ctx, client, o); err != nil {
+// WarmUp sends nodes pods their kubelets must reject until each rejects
+// two in a row within Threshold, so that specs time steady-state kubelets.
+// The embedded cluster's hollow nodes and the kind provider's nodes use it.
+type WarmUp struct {
+	// Threshold is the rejection latency below which a node counts as warm.
+	Threshold time.Duration
+	// Timeout bounds each node's warm-up, ReadyTimeout the wait for the
+	// warm-up namespace's default ServiceAccount; Poll is the gap between
+	// probes.
+	Timeout, ReadyTimeout, Poll time.Duration
+	// Exited, if set, says why a node's process has gone (nil while it
+	// runs), so a failed rejection names the cause.
+	Exited func(node string) error
+	Logger logr.Logger
+}
+
+// Nodes warms up the named nodes side by side.
+func (w WarmUp) Nodes(ctx context.Context, client kubernetes.Interface, names []string) error {
+	if err := ensureServiceAccount(ctx, client, w.ReadyTimeout, w.Poll); err != nil {
 		return err
 	}
-	errs := make(chan error, len(nodes))
-	for _, n := range nodes {
-		go func() { errs <- warmUpNode(ctx, client, n, o) }()
+	errs := make(chan error, len(names))
+	for _, name := range names {
+		go func() { errs <- w.node(ctx, client, name) }()
 	}
 	var all []error
-	for range nodes {
+	for range names {
 		all = append(all, <-errs)
 	}
 	return errors.Join(all...)
 }
 
-func warmUpNode(ctx context.Context, client kubernetes.Interface, n *node, o Options) error {
-	deadline := time.Now().Add(o.WarmUpTimeout)
+func (w WarmUp) node(ctx context.Context, client kubernetes.Interface, name string) error {
+	deadline := time.Now().Add(w.Timeout)
 	var latencies []time.Duration
 	for i := 0; ; i++ {
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
-			return fmt.Errorf("%s did not warm up within %s: rejection latencies %v", n.config.Name, o.WarmUpTimeout, latencies)
+			return fmt.Errorf("%s did not warm up within %s: rejection latencies %v", name, w.Timeout, latencies)
 		}
-		d, err := CreateAndDecide(ctx, client, warmUpPod(n.config.Name, i), remaining)
+		d, err := CreateAndDecide(ctx, client, warmUpPod(name, i), remaining)
 		if d.Pod != nil {
 			_ = client.CoreV1().Pods(warmUpNamespace).Delete(context.Background(), d.Pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 		}
 		if err != nil {
-			if perr := n.proc.ExitError(); perr != nil {
-				return perr
+			if w.Exited != nil {
+				if perr := w.Exited(name); perr != nil {
+					return perr
+				}
 			}
-			return fmt.Errorf("%s warm-up: %w", n.config.Name, err)
+			return fmt.Errorf("%s warm-up: %w", name, err)
 		}
 		if d.Admitted {
-			return fmt.Errorf("%s warm-up: admitted a pod setting an unsafe sysctl it does not allow", n.config.Name)
+			return fmt.Errorf("%s warm-up: admitted a pod setting an unsafe sysctl it does not allow", name)
 		}
 		latencies = append(latencies, d.Latency)
 		k := len(latencies)
-		if k >= 2 && latencies[k-1] < warmNodeRejection && latencies[k-2] < warmNodeRejection {
-			o.Logger.V(1).Info("node warm", "node", n.config.Name, "rejectionLatencies", latencies)
+		if k >= 2 && latencies[k-1] < w.Threshold && latencies[k-2] < w.Threshold {
+			w.Logger.V(1).Info("node warm", "node", name, "rejectionLatencies", latencies)
 			return nil
 		}
 	}
+}
+
+// warmUp warms up the hollow nodes of a set.
+func warmUp(ctx context.Context, client kubernetes.Interface, nodes []*node, o Options) error {
+	names := make([]string, len(nodes))
+	byName := map[string]*node{}
+	for i, n := range nodes {
+		names[i], byName[n.config.Name] = n.config.Name, n
+	}
+	w := WarmUp{Threshold: warmNodeRejection, Timeout: o.WarmUpTimeout, ReadyTimeout: o.ReadyTimeout, Poll: o.Poll,
+		Exited: func(name string) error { return byName[name].proc.ExitError() }, Logger: o.Logger}
+	return w.Nodes(ctx, client, names)
 }
 
 // warmUpPod sets a sysctl outside the kubelet's safe set. The kubelet's
@@ -78,7 +107,7 @@ func warmUpNode(ctx context.Context, client kubernetes.Interface, n *node, o Opt
 // warm-up never calls a plugin.
 func warmUpPod(node string, i int) *corev1.Pod {
 	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("warm-up-%s-%d", node, i), Namespace: warmUpNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("admission-conformance-warm-up-%s-%d", node, i), Namespace: warmUpNamespace},
 		Spec: corev1.PodSpec{
 			NodeName:                     node,
 			AutomountServiceAccountToken: ptr.To(false),
@@ -93,9 +122,9 @@ func warmUpPod(node string, i int) *corev1.Pod {
 // ServiceAccount (the controller manager makes it; without one the
 // ServiceAccount admission plugin refuses pods), creating it if no
 // controller manager does within the wait.
-func ensureServiceAccount(ctx context.Context, client kubernetes.Interface, o Options) error {
+func ensureServiceAccount(ctx context.Context, client kubernetes.Interface, timeout, poll time.Duration) error {
 	sas := client.CoreV1().ServiceAccounts(warmUpNamespace)
-	err := wait.PollUntilContextTimeout(ctx, o.Poll, o.ReadyTimeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
 		_, err := sas.Get(ctx, "default", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			_, err = sas.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
