@@ -91,7 +91,9 @@ func (f *Framework) setUp(ctx context.Context) error {
 	if env.Supported.Has(features.ControllerManager) {
 		return f.waitForControllerObjects(ctx)
 	}
-	return nil
+	// No controller manager makes the default ServiceAccount, without which
+	// the ServiceAccount admission plugin refuses pods.
+	return f.ensureDefaultServiceAccount(ctx)
 }
 
 // waitForControllerObjects waits until the controller manager has put its

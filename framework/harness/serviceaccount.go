@@ -9,11 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// EnsureDefaultServiceAccount creates the case namespace's default
-// ServiceAccount unless it exists: the ServiceAccount admission plugin
-// rejects pods until it does, and a cluster may have no controller that
-// makes it (or one that has not reached the new namespace yet).
-func (f *Framework) EnsureDefaultServiceAccount(ctx context.Context) error {
+// ensureDefaultServiceAccount creates the case namespace's default
+// ServiceAccount unless it exists, on a cluster without a controller manager
+// to make it.
+func (f *Framework) ensureDefaultServiceAccount(ctx context.Context) error {
 	_, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, &corev1.ServiceAccount{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
 	}, metav1.CreateOptions{})

@@ -63,17 +63,9 @@ func DeletePods(ctx context.Context, f *harness.Framework) error {
 }
 
 // Decide creates pod and waits (up to the ObjectState bound) for its node's
-// decision. It first waits for the namespace's default ServiceAccount,
-// without which the apiserver refuses pods.
+// decision. The case's namespace has its default ServiceAccount already
+// (harness.Describe sees to it), without which the apiserver refuses pods.
 func Decide(ctx context.Context, f *harness.Framework, pod *corev1.Pod) (nodes.Decision, error) {
-	err := wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, f.Bounds.ObjectState.Duration, true,
-		func(ctx context.Context) (bool, error) {
-			_, err := f.Client.CoreV1().ServiceAccounts(pod.Namespace).Get(ctx, "default", metav1.GetOptions{})
-			return err == nil, nil
-		})
-	if err != nil {
-		return nodes.Decision{}, fmt.Errorf("namespace %s has no default ServiceAccount: %w", pod.Namespace, err)
-	}
 	if err := useLocalImage(ctx, f, pod); err != nil {
 		return nodes.Decision{}, err
 	}

@@ -24,7 +24,6 @@ var schedulingGateAddRejected = spec.Spec{
 
 var _ = harness.Describe(schedulingGateAddRejected, func(f *harness.Framework) {
 	ginkgo.It("rejects adding or renaming a gate after creation", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		pods := f.Client.CoreV1().Pods(f.Namespace)
 		held, err := pods.Create(ctx, newPod(f.Namespace, "held", gate(f, "first")), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

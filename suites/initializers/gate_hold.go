@@ -23,7 +23,6 @@ var schedulingGateHoldsPod = spec.Spec{
 
 var _ = harness.Describe(schedulingGateHoldsPod, func(f *harness.Framework) {
 	ginkgo.It("holds the gated pod and binds its ungated twin", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		pods := f.Client.CoreV1().Pods(f.Namespace)
 		gated, err := pods.Create(ctx, newPod(f.Namespace, "gated", gate(f, "hold")), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

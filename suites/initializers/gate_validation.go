@@ -22,7 +22,6 @@ var schedulingGateValidation = spec.Spec{
 
 var _ = harness.Describe(schedulingGateValidation, func(f *harness.Framework) {
 	ginkgo.It("rejects duplicate and malformed gate names and nodeName with gates, accepts well-formed gates", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		pods := f.Client.CoreV1().Pods(f.Namespace)
 		one, two := gate(f, "one"), gate(f, "two")
 		bound := newPod(f.Namespace, "bound", one)

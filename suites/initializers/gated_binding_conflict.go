@@ -22,7 +22,6 @@ var gatedPodBindingConflict = spec.Spec{
 
 var _ = harness.Describe(gatedPodBindingConflict, func(f *harness.Framework) {
 	ginkgo.It("answers 409 to a binding of a gated pod", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		pods := f.Client.CoreV1().Pods(f.Namespace)
 		p, err := pods.Create(ctx, newPod(f.Namespace, "gated", gate(f, "hold")), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

@@ -23,7 +23,6 @@ var gatedPodNodeSelectorTightenOnly = spec.Spec{
 
 var _ = harness.Describe(gatedPodNodeSelectorTightenOnly, func(f *harness.Framework) {
 	ginkgo.It("accepts new nodeSelector keys on a gated pod, rejects changes and removals, and any change without gates", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		pods := f.Client.CoreV1().Pods(f.Namespace)
 		never := map[string]string{"admission-conformance.io/no-such-node": "true"}
 		gated := newPod(f.Namespace, "gated", gate(f, "hold"))

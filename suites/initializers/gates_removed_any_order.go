@@ -28,7 +28,6 @@ var schedulingGatesRemovedInAnyOrder = spec.Spec{
 
 var _ = harness.Describe(schedulingGatesRemovedInAnyOrder, func(f *harness.Framework) {
 	ginkgo.It("removes the middle, last and first gate, and the pod is bound after the last removal", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		pods := f.Client.CoreV1().Pods(f.Namespace)
 		first, middle, last := gate(f, "first"), gate(f, "middle"), gate(f, "last")
 		p, err := pods.Create(ctx, newPod(f.Namespace, "gated", first, middle, last), metav1.CreateOptions{})

@@ -32,7 +32,6 @@ var initializerFailTimeout = spec.Spec{
 
 var _ = harness.Describe(initializerFailTimeout, func(f *harness.Framework) {
 	ginkgo.It("fails the pod when a Fail initializer times out", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		stuck, next := gate(f, "stuck"), gate(f, "next")
 		// Created fail-open, then upgraded to Fail, as the seed requires.
 		_, err := createConfiguration(ctx, f, newConfiguration(f, "a",

@@ -31,7 +31,6 @@ const slowTimeout = 2
 
 var _ = harness.Describe(initializerIgnoreTimeout, func(f *harness.Framework) {
 	ginkgo.It("removes an initializer at the head from creation after its timeout", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		slow := gate(f, "slow")
 		fake := stuckIgnoreInitializer(ctx, f, slow, slowTimeout)
 
@@ -50,7 +49,6 @@ var _ = harness.Describe(initializerIgnoreTimeout, func(f *harness.Framework) {
 	})
 
 	ginkgo.It("counts the timeout from when the initializer reached the head, not from creation", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		quick, slow := gate(f, "quick"), gate(f, "slow")
 		_, err := createConfiguration(ctx, f, newConfiguration(f, "a",
 			initializer(quick, v1alpha1.Ignore, 30), initializer(slow, v1alpha1.Ignore, slowTimeout)), metav1.CreateOptions{})

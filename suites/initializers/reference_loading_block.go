@@ -32,7 +32,6 @@ var initializerLoadingConfigurationBlock = spec.Spec{
 
 var _ = harness.Describe(initializerLoadingConfigurationBlock, func(f *harness.Framework) {
 	ginkgo.It("blocks creations 5 s after the last read and unblocks them after access is restored", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		bindings := f.Client.RbacV1().ClusterRoleBindings()
 		granted, err := bindings.Get(ctx, v1alpha1.PollerBinding, metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the implementation's poller binding %s", v1alpha1.PollerBinding)

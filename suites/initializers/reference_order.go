@@ -30,7 +30,6 @@ var initializerOrderAcrossConfigurations = spec.Spec{
 
 var _ = harness.Describe(initializerOrderAcrossConfigurations, func(f *harness.Framework) {
 	ginkgo.It("assigns b's after a's, keeps a's order, and runs them one at a time in that order", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		a1, a2, b1 := gate(f, "a1"), gate(f, "a2"), gate(f, "b1")
 		// b is created first: creation order must not matter.
 		_, err := createConfiguration(ctx, f, newConfiguration(f, "b", initializer(b1, v1alpha1.Ignore, 30)), metav1.CreateOptions{})

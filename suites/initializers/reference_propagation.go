@@ -37,7 +37,6 @@ const (
 
 var _ = harness.Describe(initializerConfigurationPropagation, func(f *harness.Framework) {
 	ginkgo.It("creation, rules change and deletion of a configuration apply to pods created after the bound", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		bound := f.Bounds.InitializerConfigPropagation.Duration + f.Bounds.TimingSlack.Duration
 		for i := 0; i < propagationSamples; i++ {
 			suffix := fmt.Sprintf("p%d", i)

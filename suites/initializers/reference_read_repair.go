@@ -28,7 +28,6 @@ var initializerReadRepair = spec.Spec{
 
 var _ = harness.Describe(initializerReadRepair, func(f *harness.Framework) {
 	ginkgo.It("removes the head initializer of a pod older than the global timeout, before its own timeout", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		global := f.Bounds.InitializerGlobalTimeout.Duration
 		// Its own timeout runs out well after the latest a repair may come,
 		// so only read repair can remove it in time.

@@ -25,7 +25,6 @@ var initializerRulesMatching = spec.Spec{
 
 var _ = harness.Describe(initializerRulesMatching, func(f *harness.Framework) {
 	ginkgo.It("assigns the initializers whose rules match pods, once each", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		rule := func(groups, versions, resources string) v1alpha1.Rule {
 			return v1alpha1.Rule{APIGroups: []string{groups}, APIVersions: []string{versions}, Resources: []string{resources}}
 		}

@@ -34,7 +34,6 @@ var updateMutatorsSkippedDuringInitialization = spec.Spec{
 
 var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harness.Framework) {
 	ginkgo.It("does not call an update mutator while the pod is initialized, and does afterwards", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		first, second, held := gate(f, "first"), gate(f, "second"), gate(f, "held")
 		// A marker pod held for the whole case (no one plays held, and its
 		// timeout is long) tells when the exemption is in force.

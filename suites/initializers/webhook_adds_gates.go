@@ -37,7 +37,6 @@ func podRules(op admissionregistrationv1.OperationType) []admissionregistrationv
 
 var _ = harness.Describe(webhookAddsGatesOnlyAtCreate, func(f *harness.Framework) {
 	ginkgo.It("holds a pod with a gate added at CREATE, and fails an UPDATE the webhook adds a gate to", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		atCreate, atUpdate := gate(f, "at-create"), gate(f, "at-update")
 		_, err := f.RegisterMutating(ctx, "gates",
 			harness.Hook{Name: "create", Rules: podRules(admissionregistrationv1.Create), Behaviour: fakewebhook.Behaviour{

@@ -34,7 +34,6 @@ var connectReachesAdmission = spec.Spec{
 // the options object has no labels, and a non-empty selector never matches.
 var _ = harness.Describe(connectReachesAdmission, func(f *harness.Framework) {
 	ginkgo.It("calls admission with CONNECT before connecting", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		var pod corev1.Pod
 		gomega.Expect(fixture(f, "ordering/pod.yaml", &pod, "")).To(gomega.Succeed())
 		_, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, &pod, metav1.CreateOptions{})

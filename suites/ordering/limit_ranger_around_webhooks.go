@@ -35,7 +35,6 @@ var _ = harness.Describe(limitRangerAroundWebhooks, func(f *harness.Framework) {
 	// them live (and caches the answer for 30 s), and no pod reaches it in
 	// this namespace before the range exists.
 	setUp := func(ctx ginkgo.SpecContext) *corev1.LimitRange {
-		gomega.Expect(f.EnsureDefaultServiceAccount(ctx)).To(gomega.Succeed())
 		var lr corev1.LimitRange
 		gomega.Expect(fixture(f, "ordering/limitrange.yaml", &lr, "")).To(gomega.Succeed())
 		_, err := f.Client.CoreV1().LimitRanges(f.Namespace).Create(ctx, &lr, metav1.CreateOptions{})
