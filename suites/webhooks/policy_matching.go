@@ -1,0 +1,176 @@
+package webhooks
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var policyMatching = spec.Spec{
+	ShortName: "PolicyMatching",
+	Suite:     "webhooks",
+	Description: "A ValidatingAdmissionPolicy applies only to requests its matchConstraints (resourceRules minus " +
+		"excludeResourceRules, operations, namespace and object selectors, matchPolicy) and its matchConditions select, " +
+		"and that its binding's matchResources select.",
+	Features: []features.Name{features.ValidatingAdmissionPolicy},
+	Profile:  spec.Core,
+	Seed:     "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy.spec.matchConstraints, matchConditions; binding spec.matchResources",
+}
+
+// alwaysDenies is a policy spec that denies whatever it applies to.
+func alwaysDenies(mr *admissionregistrationv1.MatchResources) admissionregistrationv1.ValidatingAdmissionPolicySpec {
+	return admissionregistrationv1.ValidatingAdmissionPolicySpec{
+		FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
+		MatchConstraints: mr,
+		Validations:      []admissionregistrationv1.Validation{{Expression: "false", Message: "matched"}},
+	}
+}
+
+func rule(group, resource string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.NamedRuleWithOperations {
+	return admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+		Operations: ops,
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: []string{resource}},
+	}}
+}
+
+var _ = harness.Describe(policyMatching, func(f *harness.Framework) {
+	cms := func() interface {
+		Create(context.Context, *corev1.ConfigMap, metav1.CreateOptions) (*corev1.ConfigMap, error)
+	} {
+		return f.Client.CoreV1().ConfigMaps(f.Namespace)
+	}
+	expectMatched := func(err error, suffix, what string) {
+		gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "the policy must apply to %s", what)
+		expectPolicyDenial(err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, vapDenied(f, suffix, "matched"))
+	}
+	labelled := func(name string, labels map[string]string) *corev1.ConfigMap {
+		cm := configMap(f, name, map[string]string{"k": "v"})
+		cm.Labels = labels
+		return cm
+	}
+	gated := map[string]string{"tier": "gated"}
+	bind := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()}
+
+	ginkgo.It("resourceRules minus excludeResourceRules (by resource and by resourceNames), and operations", func(ctx ginkgo.SpecContext) {
+		excluded := rule("", "configmaps", admissionregistrationv1.Create)
+		excluded.ResourceNames = []string{"excluded-by-name"}
+		mr := &admissionregistrationv1.MatchResources{
+			ResourceRules:        []admissionregistrationv1.NamedRuleWithOperations{rule("", "configmaps", admissionregistrationv1.Create), rule("", "secrets", admissionregistrationv1.Create)},
+			ExcludeResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule("", "secrets", admissionregistrationv1.Create), excluded},
+		}
+		existing, err := cms().Create(ctx, labelled("existing", nil), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(vapWith(ctx, f, "rules", alwaysDenies(mr), bind)).To(gomega.Succeed())
+		_, err = cms().Create(ctx, labelled("matched", nil), metav1.CreateOptions{})
+		expectMatched(err, "rules", "a configmap create")
+		_, err = cms().Create(ctx, labelled("excluded-by-name", nil), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "excludeResourceRules with resourceNames must exclude that configmap")
+		_, err = f.Client.CoreV1().Secrets(f.Namespace).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "excluded"}}, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "excludeResourceRules must exclude secrets")
+		existing.Data["k"] = "changed"
+		_, err = f.Client.CoreV1().ConfigMaps(f.Namespace).Update(ctx, existing, metav1.UpdateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "rules for CREATE only must not apply to UPDATE")
+		_, err = f.Client.CoreV1().Pods(f.Namespace).Create(ctx, pendingPod(f.Namespace, "unmatched"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a resource outside resourceRules must not be matched")
+	})
+
+	ginkgo.It("matchConditions: only requests every condition holds for are validated", func(ctx ginkgo.SpecContext) {
+		s := alwaysDenies(nil)
+		s.MatchConditions = []admissionregistrationv1.MatchCondition{
+			{Name: "labelled", Expression: "has(object.metadata.labels) && 'tier' in object.metadata.labels"},
+			{Name: "gated", Expression: "object.metadata.labels['tier'] == 'gated'"},
+		}
+		gomega.Expect(vapWith(ctx, f, "conditions", s, bind)).To(gomega.Succeed())
+		_, err := cms().Create(ctx, labelled("unlabelled", nil), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a false matchCondition must skip the policy (the second would error)")
+		_, err = cms().Create(ctx, labelled("open", map[string]string{"tier": "open"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "one false matchCondition must skip the policy")
+		_, err = cms().Create(ctx, labelled("gated", gated), metav1.CreateOptions{})
+		expectMatched(err, "conditions", "an object every matchCondition holds for")
+	})
+
+	for _, tc := range []struct {
+		name         string
+		policy, bind func(*harness.Framework) *admissionregistrationv1.MatchResources
+	}{
+		{"policy objectSelector", func(*harness.Framework) *admissionregistrationv1.MatchResources {
+			mr := policyConfigMapRules()
+			mr.ObjectSelector = &metav1.LabelSelector{MatchLabels: gated}
+			return mr
+		}, nil},
+		{"binding objectSelector", nil, func(*harness.Framework) *admissionregistrationv1.MatchResources {
+			return &admissionregistrationv1.MatchResources{ObjectSelector: &metav1.LabelSelector{MatchLabels: gated}}
+		}},
+	} {
+		ginkgo.It(tc.name+": applies to selected objects only", func(ctx ginkgo.SpecContext) {
+			var mr, bmr *admissionregistrationv1.MatchResources
+			if tc.policy != nil {
+				mr = scoped(f, tc.policy(f))
+			}
+			b := bind
+			if tc.bind != nil {
+				bmr = tc.bind(f)
+				b.MatchResources = bmr
+			}
+			gomega.Expect(vapWith(ctx, f, "selectors", alwaysDenies(mr), b)).To(gomega.Succeed())
+			_, err := cms().Create(ctx, labelled("open", map[string]string{"tier": "open"}), metav1.CreateOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the %s must exclude an object it does not select", tc.name)
+			_, err = cms().Create(ctx, labelled("gated", gated), metav1.CreateOptions{})
+			expectMatched(err, "selectors", "an object the "+tc.name+" selects")
+		})
+	}
+
+	ginkgo.It("namespaceSelector of policy and of binding exclude namespaces they do not select", func(ctx ginkgo.SpecContext) {
+		elsewhere := &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: f.Namespace + "-elsewhere"}}
+		mr := policyConfigMapRules()
+		mr.NamespaceSelector = elsewhere
+		mr.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"case": "policy"}}
+		gomega.Expect(createVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "ns-policy")},
+			Spec: alwaysDenies(mr)})).To(gomega.Succeed())
+		gomega.Expect(bindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "ns-policy")},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policyName(f, "ns-policy"), ValidationActions: denyAction()}})).To(gomega.Succeed())
+		gomega.Expect(createVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "ns-binding")},
+			Spec: alwaysDenies(nil)})).To(gomega.Succeed())
+		gomega.Expect(bindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "ns-binding")},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policyName(f, "ns-binding"), ValidationActions: denyAction(),
+				MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: elsewhere,
+					ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"case": "binding"}}}}})).To(gomega.Succeed())
+		gomega.Expect(awaitVAPs(ctx, f)).To(gomega.Succeed())
+		for _, c := range []string{"policy", "binding"} {
+			_, err := cms().Create(ctx, labelled(c, map[string]string{"case": c}), metav1.CreateOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the %s's namespaceSelector must exclude the spec's namespace", c)
+		}
+	})
+
+	for _, tc := range []struct {
+		policy  admissionregistrationv1.MatchPolicyType
+		matched bool
+	}{{admissionregistrationv1.Equivalent, true}, {admissionregistrationv1.Exact, false}} {
+		ginkgo.It("matchPolicy "+string(tc.policy)+": a rule for autoscaling/v1 and a request through autoscaling/v2", func(ctx ginkgo.SpecContext) {
+			mr := &admissionregistrationv1.MatchResources{MatchPolicy: ptr.To(tc.policy), ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{"autoscaling"}, APIVersions: []string{"v1"}, Resources: []string{"horizontalpodautoscalers"}}},
+			}}}
+			gomega.Expect(vapWith(ctx, f, "matchpolicy", alwaysDenies(mr), bind)).To(gomega.Succeed())
+			hpa := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "hpa"}, Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "none"}, MaxReplicas: 2}}
+			_, err := f.Client.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Create(ctx, hpa, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if tc.matched {
+				expectMatched(err, "matchpolicy", "an autoscaling/v2 request under matchPolicy Equivalent")
+			} else {
+				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "matchPolicy Exact must not match an autoscaling/v2 request to a v1 rule")
+			}
+		})
+	}
+})
