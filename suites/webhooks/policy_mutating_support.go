@@ -1,0 +1,107 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+)
+
+// probeSeen is the annotation the probe MutatingAdmissionPolicy sets on
+// probe objects.
+const probeSeen = "admission-conformance.io/policy-probe-seen"
+
+// mapWith creates a MutatingAdmissionPolicy named suffix with spec
+// (MatchConstraints scoped like createVAP's) and one binding of the same
+// name, and waits until it is enforced (see awaitMAPs).
+func mapWith(ctx context.Context, f *harness.Framework, suffix string, spec admissionregistrationv1.MutatingAdmissionPolicySpec,
+	binding admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) error {
+	name := policyName(f, suffix)
+	if err := createMAP(ctx, f, name, spec); err != nil {
+		return err
+	}
+	binding.PolicyName = name
+	binding.MatchResources = scoped(f, binding.MatchResources)
+	api := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
+	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: binding}
+	if _, err := api.Create(ctx, b, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create MutatingAdmissionPolicyBinding %s: %w", name, err)
+	}
+	ginkgo.DeferCleanup(ignoreNotFound, api.Delete, name)
+	return awaitMAPs(ctx, f, binding.ParamRef != nil && spec.ParamKind != nil && spec.ParamKind.Kind == "ServiceAccount")
+}
+
+func createMAP(ctx context.Context, f *harness.Framework, name string, spec admissionregistrationv1.MutatingAdmissionPolicySpec) error {
+	spec.MatchConstraints = scopedConstraints(f, spec.MatchConstraints)
+	if spec.ReinvocationPolicy == "" {
+		spec.ReinvocationPolicy = admissionregistrationv1.NeverReinvocationPolicy
+	}
+	api := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies()
+	p := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: spec}
+	if _, err := api.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create MutatingAdmissionPolicy %s: %w", name, err)
+	}
+	ginkgo.DeferCleanup(ignoreNotFound, api.Delete, name)
+	return nil
+}
+
+// awaitMAPs creates a probe MutatingAdmissionPolicy and binding after the
+// case's (see the note on policyProbeLabel) and returns once every replica
+// mutates a dry-run probe with it. withParam gives the probe a
+// ServiceAccount param created after the case's params.
+func awaitMAPs(ctx context.Context, f *harness.Framework, withParam bool) error {
+	name := policyName(f, "probe")
+	value := "'seen'"
+	spec := admissionregistrationv1.MutatingAdmissionPolicySpec{
+		MatchConstraints: probeConstraints(f), FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+		ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+	}
+	var ref *admissionregistrationv1.ParamRef
+	if withParam {
+		param := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "policy-probe-param", Annotations: map[string]string{"seen": "seen"}}}
+		if _, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, param, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create probe param: %w", err)
+		}
+		spec.ParamKind = paramKindSA
+		ref = &admissionregistrationv1.ParamRef{Name: param.Name, ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)}
+		value = "string(params.metadata.annotations['seen'])"
+	}
+	spec.Mutations = []admissionregistrationv1.Mutation{{
+		PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+		ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{
+			Expression: fmt.Sprintf("Object{metadata: Object.metadata{annotations: {%q: %s}}}", probeSeen, value),
+		},
+	}}
+	api := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies()
+	p := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: spec}
+	if _, err := api.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create probe MutatingAdmissionPolicy: %w", err)
+	}
+	ginkgo.DeferCleanup(ignoreNotFound, api.Delete, name)
+	bindings := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
+	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name, ParamRef: ref, MatchResources: probeOnly(f)}}
+	if _, err := bindings.Create(ctx, b, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create probe MutatingAdmissionPolicyBinding: %w", err)
+	}
+	ginkgo.DeferCleanup(ignoreNotFound, bindings.Delete, name)
+	return awaitProbe(ctx, f, func(obj *corev1.ConfigMap, err error) bool {
+		return err == nil && obj.Annotations[probeSeen] == "seen"
+	})
+}
+
+func applyConfiguration(expression string) admissionregistrationv1.Mutation {
+	return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+		ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: expression}}
+}
+
+func jsonPatch(expression string) admissionregistrationv1.Mutation {
+	return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeJSONPatch,
+		JSONPatch: &admissionregistrationv1.JSONPatch{Expression: expression}}
+}
