@@ -101,4 +101,16 @@ var _ = harness.Describe(policyVariablesAndMessages, func(f *harness.Framework) 
 		_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, withValue(f, "subject", "v"), metav1.CreateOptions{})
 		expectPolicyDenial(err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, vapDenied(f, "order", "first failure"))
 	})
+
+	ginkgo.It("request and namespaceObject describe the request to expressions", func(ctx ginkgo.SpecContext) {
+		s := admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			Validations: []admissionregistrationv1.Validation{{Expression: "false",
+				MessageExpression: "request.operation + ' ' + request.resource.resource + ' ' + request.name + ' in ' + namespaceObject.metadata.name"}},
+		}
+		gomega.Expect(vapWith(ctx, f, "request", s, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
+		_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, withValue(f, "described", "v"), metav1.CreateOptions{})
+		expectPolicyDenial(err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+			vapDenied(f, "request", "CREATE configmaps described in "+f.Namespace))
+	})
 })
