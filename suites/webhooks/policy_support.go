@@ -2,14 +2,12 @@ package webhooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -206,77 +204,4 @@ func awaitProbe(ctx context.Context, f *harness.Framework, enforced func(*corev1
 		return fmt.Errorf("policies of %s not enforced: %w (last probe answers: %s)", f.Namespace, err, strings.Join(answers, "; "))
 	}
 	return nil
-}
-
-// warnings collects the warning headers of the requests of one client.
-type warnings struct {
-	sync.Mutex
-	texts []string
-}
-
-func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
-	w.Lock()
-	defer w.Unlock()
-	w.texts = append(w.texts, text)
-}
-
-// take returns the warnings collected so far and forgets them.
-func (w *warnings) take() []string {
-	w.Lock()
-	defer w.Unlock()
-	out := w.texts
-	w.texts = nil
-	return out
-}
-
-// warningClient is a client whose warnings are collected, not logged.
-func warningClient(f *harness.Framework) (kubernetes.Interface, *warnings) {
-	w := &warnings{}
-	rc := rest.CopyConfig(f.Config)
-	rc.WarningHandler = w
-	client, err := kubernetes.NewForConfig(rc)
-	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
-	return client, w
-}
-
-// configMap is an object in the spec's namespace with the given data.
-func configMap(f *harness.Framework, name string, data map[string]string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace}, Data: data}
-}
-
-// expectPolicyDenial asserts err is the denial of a policy: its HTTP code,
-// reason and exact message.
-func expectPolicyDenial(err error, code int32, reason metav1.StatusReason, message string) {
-	gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "the policy must deny the request (%s)", message)
-	var status apierrors.APIStatus
-	gomega.ExpectWithOffset(1, errors.As(err, &status)).To(gomega.BeTrue(), "a denial must be a Status, got %T: %v", err, err)
-	s := status.Status()
-	gomega.ExpectWithOffset(1, s.Code).To(gomega.Equal(code), "the denial's HTTP code (reason %s, message %q)", s.Reason, s.Message)
-	gomega.ExpectWithOffset(1, s.Reason).To(gomega.Equal(reason), "the denial's reason (message %q)", s.Message)
-	gomega.ExpectWithOffset(1, strings.HasSuffix(s.Message, message)).To(gomega.BeTrue(),
-		"the denial's message must end with %q, got %q", message, s.Message)
-}
-
-// vapDenied is the message of a ValidatingAdmissionPolicy denial.
-func vapDenied(f *harness.Framework, suffix, message string) string {
-	return fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s", policyName(f, suffix), policyName(f, suffix), message)
-}
-
-func denyAction() []admissionregistrationv1.ValidationAction {
-	return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
-}
-
-// expectFieldInvalid asserts err is a 422 Invalid naming field with detail.
-func expectFieldInvalid(err error, field, detail string) {
-	gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "the apiserver must refuse the object (%s: %s)", field, detail)
-	gomega.ExpectWithOffset(1, apierrors.IsInvalid(err)).To(gomega.BeTrue(), "refusal must be 422 Invalid, got %v", err)
-	var causes []string
-	var status apierrors.APIStatus
-	if errors.As(err, &status) && status.Status().Details != nil {
-		for _, c := range status.Status().Details.Causes {
-			causes = append(causes, c.Field+": "+c.Message)
-		}
-	}
-	gomega.ExpectWithOffset(1, causes).To(gomega.ContainElement(gomega.And(gomega.HavePrefix(field+": "), gomega.ContainSubstring(detail))),
-		"the refusal must name field %s (%s)", field, detail)
 }
