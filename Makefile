@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: build conformance test bench lint clean report-screenshot kind-image test-kind
+.PHONY: build conformance test bench lint clean report-screenshot kind-image test-kind contract-docs
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -38,6 +38,12 @@ lint:
 
 clean:
 	rm -rf _output $(ARTIFACTS)
+
+# docs/contract.md is the contract inventory (framework/contract) rendered as
+# `run-conformance list --contract --markdown` prints it; a test fails when
+# it is out of date.
+contract-docs:
+	$(GO) run ./hack/contract-docs -o docs/contract.md
 
 # Offline kind (hack/kind/): installs and starts Debian's Docker engine if
 # none answers, then builds a kind node image from Debian packages and the Go

@@ -8,22 +8,41 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/admission-conformance/admission-conformance/framework/contract"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
 func newListCommand() *cobra.Command {
-	var showFeatures bool
+	var showFeatures, showContract, markdown bool
 	var output string
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the specs (or, with --features, the features) without a cluster",
+		Short: "List the specs (or, with --features, the features; with --contract, the contract inventory) without a cluster",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "table" && output != "json" {
 				return usageError("--output must be table or json, got %q", output)
 			}
+			switch {
+			case showFeatures && showContract:
+				return usageError("--features and --contract list different things: give one")
+			case markdown && !showContract:
+				return usageError("--markdown goes with --contract")
+			case markdown && output == "json":
+				return usageError("--markdown and --output json exclude each other")
+			}
 			w := cmd.OutOrStdout()
+			if showContract {
+				all := contract.All()
+				switch {
+				case output == "json":
+					return json.NewEncoder(w).Encode(all)
+				case markdown:
+					return contract.WriteMarkdown(w, all)
+				}
+				return contract.WriteText(w, all)
+			}
 			if showFeatures {
 				all := features.All()
 				if output == "json" {
@@ -53,6 +72,8 @@ func newListCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&showFeatures, "features", false, "list the registered features instead of the specs")
+	cmd.Flags().BoolVar(&showContract, "contract", false, "list the contract inventory (clauses by area, the specs checking each) instead of the specs")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "with --contract: print docs/contract.md's Markdown")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
 	return cmd
 }

@@ -3,8 +3,11 @@ package fakewebhook
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Phase says which kind of webhook configuration an endpoint belongs to.
@@ -41,12 +44,19 @@ const (
 	// WrongAPIVersion answers allowed=true as admission.k8s.io/v0, a
 	// version no apiserver accepts.
 	WrongAPIVersion Action = "WrongAPIVersion"
+	// PatchWithoutType answers allowed=true with Behaviour.Patch but no
+	// patchType, which admission.k8s.io/v1 forbids.
+	PatchWithoutType Action = "PatchWithoutType"
+	// PatchTypeWithoutPatch answers allowed=true with patchType JSONPatch
+	// and no patch, which admission.k8s.io/v1 forbids.
+	PatchTypeWithoutPatch Action = "PatchTypeWithoutPatch"
 )
 
 // knownAction reports whether a is one of the actions above.
 func knownAction(a Action) bool {
 	switch a {
-	case Allow, Deny, Patch, Hang, CloseConnection, InternalError, Malformed, WrongUID, WrongAPIVersion:
+	case Allow, Deny, Patch, Hang, CloseConnection, InternalError, Malformed, WrongUID, WrongAPIVersion,
+		PatchWithoutType, PatchTypeWithoutPatch:
 		return true
 	}
 	return false
@@ -63,11 +73,19 @@ type Behaviour struct {
 	Code int32
 	// Message is the message of a Deny.
 	Message string
+	// Reason is the status reason of a Deny.
+	Reason metav1.StatusReason
+	// Result, when set, is the status a Deny answers verbatim, in place of
+	// Code, Message and Reason: so a test can send what the apiserver must
+	// repair (a code below 400, no message).
+	Result *metav1.Status
 	// Patch is sent by the Patch action. It is not validated, so tests can
 	// send patches the apiserver must reject.
 	Patch []PatchOperation
 	// Warnings are added to every AdmissionReview answer.
 	Warnings []string
+	// AuditAnnotations are added to every AdmissionReview answer.
+	AuditAnnotations map[string]string
 }
 
 // defaultDenyCode is what kube-apiserver itself uses for admission denials.
@@ -105,6 +123,10 @@ func (b Behaviour) validate() error {
 func (b Behaviour) clone() Behaviour {
 	b.Patch = slices.Clone(b.Patch)
 	b.Warnings = slices.Clone(b.Warnings)
+	b.AuditAnnotations = maps.Clone(b.AuditAnnotations)
+	if b.Result != nil {
+		b.Result = b.Result.DeepCopy()
+	}
 	return b
 }
 

@@ -81,12 +81,26 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, versio
 		}
 	}
 
-	resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true, Warnings: b.Warnings}
+	resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true, Warnings: b.Warnings, AuditAnnotations: b.AuditAnnotations}
 	switch call.Action {
 	case Allow:
 	case Deny:
 		resp.Allowed = false
-		resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: b.denyCode(), Message: b.Message}
+		resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: b.denyCode(), Message: b.Message, Reason: b.Reason}
+		if b.Result != nil {
+			resp.Result = b.Result
+		}
+	case PatchWithoutType:
+		patch, err := jsonPatch(b.Patch)
+		if err != nil {
+			call.Err = err.Error()
+			s.writeError(w, call, http.StatusInternalServerError, call.Err)
+			return
+		}
+		resp.Patch = patch
+	case PatchTypeWithoutPatch:
+		pt := admissionv1.PatchTypeJSONPatch
+		resp.PatchType = &pt
 	case Patch:
 		patch, err := jsonPatch(b.Patch)
 		if err != nil {

@@ -91,7 +91,9 @@ func (f *Framework) register(ctx context.Context, phase fakewebhook.Phase, name 
 	for i, h := range append(hooks, marker) {
 		isMarker := i == len(hooks)
 		full := h.Name + "." + f.Namespace + ".admission-conformance.io"
-		path := "/" + f.Namespace + "/" + reg.Name + "/" + h.Name
+		// The phase is part of the path: a mutating and a validating
+		// configuration may share a name.
+		path := "/" + f.Namespace + "/" + string(phase) + "/" + reg.Name + "/" + h.Name
 		if err := f.Env.Webhooks.Register(fakewebhook.Endpoint{Path: path, Webhook: full, Phase: phase, Behaviour: h.Behaviour}); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,8 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/admission-conformance/admission-conformance/framework/audit"
-	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
@@ -42,22 +39,6 @@ type validationFailure struct {
 }
 
 var _ = harness.Describe(policyAuditAnnotations, func(f *harness.Framework) {
-	// annotations waits for the audit event of the create of name and
-	// returns its annotations.
-	annotations := func(ctx context.Context, name string) map[string]string {
-		logs, ok := f.Env.Cluster.(cluster.AuditLog)
-		gomega.ExpectWithOffset(1, ok).To(gomega.BeTrue(), "a cluster declaring AuditLog must expose its audit logs")
-		var out map[string]string
-		gomega.EventuallyWithOffset(1, ctx, func() (int, error) {
-			events, err := audit.Events(logs.AuditLogPaths(), audit.ForObject("create", "configmaps", f.Namespace, name))
-			if len(events) > 0 {
-				out = events[0].Annotations
-			}
-			return len(events), err
-		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).
-			Should(gomega.Equal(1), "the create of %s must have one ResponseComplete audit event", name)
-		return out
-	}
 	failures := func(ann map[string]string) []validationFailure {
 		gomega.ExpectWithOffset(1, ann).To(gomega.HaveKey(validationFailureKey), "validationActions Audit must annotate the audit event")
 		var out []validationFailure
@@ -94,12 +75,12 @@ var _ = harness.Describe(policyAuditAnnotations, func(f *harness.Framework) {
 			for _, a := range actions {
 				want = append(want, string(a))
 			}
-			gomega.Expect(failures(annotations(ctx, "bad"))).To(gomega.Equal([]validationFailure{{
+			gomega.Expect(failures(createAnnotations(ctx, f, "bad"))).To(gomega.Equal([]validationFailure{{
 				Message: "verdict is bad", Policy: name, Binding: name, ExpressionIndex: 1, ValidationActions: want,
 			}}), "the validation_failure annotation must name message, policy, binding, the failing expression's index and the binding's actions")
 			_, err = client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, verdict(f, "good", "good"), metav1.CreateOptions{})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			gomega.Expect(annotations(ctx, "good")).NotTo(gomega.HaveKey(validationFailureKey), "a passing object must not be annotated")
+			gomega.Expect(createAnnotations(ctx, f, "good")).NotTo(gomega.HaveKey(validationFailureKey), "a passing object must not be annotated")
 		})
 	}
 
@@ -120,13 +101,13 @@ var _ = harness.Describe(policyAuditAnnotations, func(f *harness.Framework) {
 			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, verdict(f, v, v), metav1.CreateOptions{})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a policy with only auditAnnotations must admit")
 		}
-		bad := annotations(ctx, "bad")
+		bad := createAnnotations(ctx, f, "bad")
 		gomega.Expect(bad).To(gomega.HaveKeyWithValue(name+"/verdict", "verdict of bad: bad"), "auditAnnotations must be keyed <policy name>/<key>")
 		gomega.Expect(bad).To(gomega.HaveKeyWithValue(name+"/conditional", "flagged"))
 		for _, key := range []string{"null", "blank"} {
 			gomega.Expect(bad).NotTo(gomega.HaveKey(name+"/"+key), "an auditAnnotation whose value is %s must be omitted", key)
 		}
-		good := annotations(ctx, "good")
+		good := createAnnotations(ctx, f, "good")
 		gomega.Expect(good).To(gomega.HaveKeyWithValue(name+"/verdict", "verdict of good: good"))
 		gomega.Expect(good).NotTo(gomega.HaveKey(name+"/conditional"), "an empty valueExpression must omit the annotation")
 	})

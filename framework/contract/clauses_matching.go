@@ -1,0 +1,49 @@
+package contract
+
+// Which requests a webhook is called for: rules (operations, groups,
+// versions, resources with their wildcards, scope), namespace and object
+// selectors, matchPolicy, CEL matchConditions, the exemption of the
+// configurations themselves and dry runs (seed 002 RuleWithVerbs and
+// ExternalAdmissionHook). Pinned to k8s.io/apiserver v0.36.3
+// pkg/admission/plugin/webhook/{predicates,generic}.
+
+const matchingWebhookRef = "admissionregistration.k8s.io/v1 {Mutating,Validating}Webhook"
+
+var _ = Register(
+	Clause{ID: "matching.operations", Area: Matching,
+		Source:  matchingWebhookRef + ".rules[].operations; seed 002 RuleWithVerbs",
+		Promise: "A webhook is called for the operations its rules list (CREATE, UPDATE, DELETE, CONNECT, or * for all of them) and for no other.",
+		Specs:   []string{"MatchingOperations"}},
+	Clause{ID: "matching.resources-wildcards", Area: Matching,
+		Source:  matchingWebhookRef + ".rules[].resources; seed 002 Rule.Resources",
+		Promise: "Rules match resources with the documented wildcards: 'pods' is pods only, 'pods/*' every subresource of pods (and, in kube-apiserver, pods itself), '*/scale' every scale subresource, '*' every resource but no subresource, '*/*' every resource and subresource.",
+		Specs:   []string{"MatchingResourcesAndWildcards"}},
+	Clause{ID: "matching.scope", Area: Matching,
+		Source:  matchingWebhookRef + ".rules[].scope",
+		Promise: "A rule's scope selects namespaced resources (Namespaced), cluster-scoped ones (Cluster) or both (*).",
+		Specs:   []string{"MatchingScope"}},
+	Clause{ID: "matching.namespace-selector", Area: Matching,
+		Source:  matchingWebhookRef + ".namespaceSelector",
+		Promise: "A webhook with a namespaceSelector is called only for objects in namespaces whose labels it selects.",
+		Specs:   []string{"MatchingSelectors"}},
+	Clause{ID: "matching.object-selector-old-or-new", Area: Matching,
+		Source:  matchingWebhookRef + ".objectSelector",
+		Promise: "A webhook with an objectSelector is called only when the object or the old object has labels it selects, so a DELETE is matched on the object being deleted; a request must satisfy both the namespaceSelector and the objectSelector.",
+		Specs:   []string{"MatchingSelectors", "MatchingOperations"}},
+	Clause{ID: "matching.match-policy", Area: Matching,
+		Source:  matchingWebhookRef + ".matchPolicy; seed 002 Rule (the versions of one resource)",
+		Promise: "Under matchPolicy Equivalent a rule on autoscaling/v1 HorizontalPodAutoscalers matches a request made through autoscaling/v2, sending the object converted to v1 and saying the request was v2; under Exact it does not.",
+		Specs:   []string{"MatchingPolicyExactAndEquivalent"}},
+	Clause{ID: "matching.match-conditions", Area: Matching,
+		Source:  matchingWebhookRef + ".matchConditions (GA in 1.30); seed 002 Future work",
+		Promise: "A webhook with CEL matchConditions is called only for requests for which every condition is true.",
+		Specs:   []string{"MatchingConditions"}},
+	Clause{ID: "matching.configurations-exempt", Area: Matching,
+		Source:  matchingWebhookRef + ".rules (webhooks are never called for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects); seed 002 Goals (do not block the entire cluster)",
+		Promise: "Webhooks are not called for requests on webhook configurations: a webhook denying everything cannot stop configurations from being created, updated or deleted, so a broken webhook can always be removed.",
+		Specs:   []string{"WebhooksCannotBlockWebhookConfigurations"}},
+	Clause{ID: "matching.dry-run", Area: Matching,
+		Source:  matchingWebhookRef + ".sideEffects; admission.k8s.io/v1 AdmissionRequest.dryRun; seed 002 ExternalAdmissionHook (dry runs included)",
+		Promise: "A dry-run request reaches the webhooks it matches that declare sideEffects None or NoneOnDryRun, with dryRun true, and nothing is stored; v1 refuses webhooks declaring sideEffects Unknown or Some.",
+		Specs:   []string{"DryRunAndSideEffects"}},
+)

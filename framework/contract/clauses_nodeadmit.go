@@ -1,0 +1,78 @@
+package contract
+
+// Node-side pod admission (seed 004, KEP-2823). The node.rejection-* clauses
+// are the upstream kubelet's (k8s.io/kubernetes v1.36.3 pkg/kubelet,
+// pkg/kubelet/lifecycle): a pod bound to a node it cannot run on is rejected
+// with a specific Reason, and KEP-2823 builds on that. KEP-2823's node-local
+// admission plugins have no upstream implementation: the node.plugins.*
+// clauses are provided only by the project's reference plugin host
+// (reference/nodeadmission), and their specs are in the reference profile.
+
+const (
+	nodeKubeletRef = "seed 004 KEP-2823 Summary (rejected pods enter a terminated state, are not deleted, and keep a specific Reason); the kubelet's pod admission (pkg/kubelet)"
+	nodePluginsRef = "reference plugin host only (reference/nodeadmission); KEP-2823 plugins are not in upstream Kubernetes"
+)
+
+// nodeKubeletRejectionSpecs are the specs of the kubelet's own rejections;
+// each checks the phase, Reason, message and event of its rejection.
+var nodeKubeletRejectionSpecs = []string{
+	"KubeletRejectsAppArmorWithoutSupport",
+	"KubeletRejectsNodeAffinity",
+	"KubeletRejectsNodePorts",
+	"KubeletRejectsOutOfCPU",
+	"KubeletRejectsOutOfEphemeralStorage",
+	"KubeletRejectsOutOfExtendedResource",
+	"KubeletRejectsOutOfMemory",
+	"KubeletRejectsOutOfPods",
+	"KubeletRejectsPodOSNotSupported",
+	"KubeletRejectsPodOSSelectorMismatch",
+	"KubeletRejectsSupplementalGroupsPolicyNotSupported",
+	"KubeletRejectsSysctlForbidden",
+	"KubeletRejectsTaintToleration",
+}
+
+var _ = Register(
+	// The kubelet's own rejections.
+	Clause{ID: "node.rejection-reason", Area: NodeAdmission, Optional: "NodeAdmission",
+		Source:  nodeKubeletRef + ", pkg/kubelet/lifecycle/predicate.go",
+		Promise: "A pod bound to a node that cannot run it is rejected by the kubelet with the Reason of the unmet requirement: OutOfcpu, OutOfmemory, OutOfephemeral-storage, OutOfpods, OutOf<extended resource>, NodeAffinity, NodePorts, TaintToleration (an untolerated NoExecute taint), PodOSNotSupported, PodOSSelectorNodeLabelDoesNotMatch, SysctlForbidden, AppArmor, SupplementalGroupsPolicyNotSupported; a pod meeting them is admitted.",
+		Specs:   nodeKubeletRejectionSpecs},
+	Clause{ID: "node.rejection-phase", Area: NodeAdmission, Optional: "NodeAdmission",
+		Source:  nodeKubeletRef,
+		Promise: "A pod the kubelet rejects ends in phase Failed with the rejection's Reason, and is left in place, not deleted by the node (the control plane's taint eviction may still delete a pod that does not tolerate a NoExecute taint).",
+		Specs:   nodeKubeletRejectionSpecs},
+	Clause{ID: "node.rejection-message", Area: NodeAdmission, Optional: "NodeAdmission",
+		Source:  nodeKubeletRef,
+		Promise: "A rejected pod's status.message is \"Pod was rejected: \" followed by the reason's message.",
+		Specs:   nodeKubeletRejectionSpecs},
+	Clause{ID: "node.rejection-event", Area: NodeAdmission, Optional: "NodeAdmission",
+		Source:  nodeKubeletRef,
+		Promise: "The kubelet records one Warning event about a rejected pod, with the rejection's Reason, from the pod's node.",
+		Specs:   nodeKubeletRejectionSpecs},
+
+	// KEP-2823's node-local plugins: the reference plugin host only.
+	Clause{ID: "node.plugins.rejection-keeps-reason", Area: NodeAdmission,
+		Source:  "seed 004 KEP-2823 Design (plugins return AdmitResult{Admit, Reason, Message}); " + nodePluginsRef,
+		Promise: "A pod a node admission plugin (shell, grpc or socket) rejects fails with the plugin's Reason, the plugin's Message after \"Pod was rejected: \" and a Warning event with that Reason, and is not deleted.",
+		Specs:   []string{"NodePluginRejectionKeepsReasonAndMessage"}},
+	Clause{ID: "node.plugins.all-admit", Area: NodeAdmission,
+		Source:  "seed 004 KEP-2823 Design; " + nodePluginsRef,
+		Promise: "A pod every node admission plugin admits runs, after each plugin was asked once.",
+		Specs:   []string{"NodePluginsAllAdmittingAdmits"}},
+	Clause{ID: "node.plugins.any-rejection-wins", Area: NodeAdmission,
+		Source:  "seed 004 KEP-2823 Design; " + nodePluginsRef,
+		Promise: "When one node admission plugin rejects a pod and the others admit it, the pod is rejected with the rejecting plugin's Reason and Message, and every plugin was asked.",
+		Specs:   []string{"NodePluginAnyRejectionWins"}},
+	Clause{ID: "node.plugins.fail-closed", Area: NodeAdmission,
+		Source:  "seed 004 KEP-2823 Implementation detail (if a plugin does not respond or crashes, the kubelet fails closed); " + nodePluginsRef,
+		Promise: "A node admission plugin that crashes, exits non-zero, answers something other than an AdmitResult or does not answer within the host's timeout makes the node reject the pod (Reason AdmissionPluginFailed, AdmissionPluginInvalidResponse or AdmissionPluginTimeout) with a message naming the plugin.",
+		Specs:   []string{"NodePluginCrashFailsClosed", "NodePluginNonZeroExitFailsClosed", "NodePluginGarbageFailsClosed", "NodePluginTimeoutFailsClosed"}},
+	Clause{ID: "node.plugins.parallel", Area: NodeAdmission,
+		Source:  "seed 004 KEP-2823 Implementation detail (plugins can be invoked in parallel); " + nodePluginsRef,
+		Promise: "Node admission plugins are asked at the same time: two that each take 1 s admit a pod in about 1 s, not 2 s.",
+		Specs:   []string{"NodePluginsRunInParallel"}},
+	Clause{ID: "node.plugins.pod-unchanged", Area: NodeAdmission,
+		Source:  "seed 004 KEP-2823 Implementation detail (plugins do not mutate the pod); " + nodePluginsRef,
+		Promise: "A node admission plugin is sent the pod as stored (a v1 Pod with its name, namespace, UID, labels and spec), and the pod it admits runs with that spec unchanged.",
+		Specs:   []string{"NodePluginSeesThePodUnchanged"}},
+)
