@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: build conformance test bench lint clean report-screenshot kind-image test-kind contract-docs
+.PHONY: build conformance test bench lint clean report-screenshot kind-image test-kind contract-docs mutation
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -42,6 +42,14 @@ clean:
 # docs/contract.md is the contract inventory (framework/contract) rendered as
 # `run-conformance list --contract --markdown` prints it; a test fails when
 # it is out of date.
+# The mutation kit (hack/mutants): builds the harness against each mutant of
+# the pinned Kubernetes modules, runs the specs that must catch it, prints
+# the table (also in $(MUTATION_DIR)/table.md). MUTANTS=name,name runs some.
+MUTATION_DIR ?= $(HOME)/.cache/admission-conformance/mutation
+MUTANTS ?=
+mutation:
+	$(GO) run ./hack/mutants/cmd/mutation --workdir $(MUTATION_DIR) $(if $(MUTANTS),--only $(MUTANTS))
+
 contract-docs:
 	$(GO) run ./hack/contract-docs -o docs/contract.md
 

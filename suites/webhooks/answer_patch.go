@@ -52,7 +52,7 @@ var _ = harness.Describe(webhookPatchRules, func(f *harness.Framework) {
 				gomega.Expect(callsTo(f, reg.Hooks["answer"], f.Namespace, cm.Name)).NotTo(gomega.BeEmpty(), "the webhook must be called")
 				if policy == admissionregistrationv1.Fail {
 					expectCallFailure(err, reg.Hooks["answer"].FullName)
-					gomega.Expect(err.Error()).To(gomega.ContainSubstring(tc.message), "the failure must say what is wrong with the answer")
+					gomega.Expect(err.Error()).To(gomega.HaveSuffix("received invalid webhook response: "+tc.message), "the failure must say what is wrong with the answer")
 					_, err = f.Client.CoreV1().ConfigMaps(f.Namespace).Get(ctx, cm.Name, metav1.GetOptions{})
 					gomega.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "a rejected create must store nothing, got %v", err)
 					return

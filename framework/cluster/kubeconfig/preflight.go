@@ -18,7 +18,8 @@ var Plan = []string{
 	"namespaces: one per spec case (generated names from the spec's short name), a few specs add one or two more; deleted after each case",
 	"mutatingwebhookconfigurations / validatingwebhookconfigurations: named <spec namespace>-<name>; every hook scoped by namespaceSelector to the spec's own namespace(s); deleted after each case",
 	"validatingadmissionpolicies / mutatingadmissionpolicies and their bindings: bindings scoped by namespaceSelector to the spec's namespace; deleted after each case",
-	"inside the spec namespaces only: configmaps, pods (never pulled or scheduling-gated), services, serviceaccounts, deployments, horizontalpodautoscalers, limitranges, resourcequotas, persistentvolumeclaims",
+	"inside the spec namespaces only: configmaps, pods (never pulled or scheduling-gated), services, serviceaccounts, deployments (and their status and scale), horizontalpodautoscalers, limitranges, resourcequotas, persistentvolumeclaims, and a role and rolebinding granting an impersonated test user configmap creates there",
+	"requests as an impersonated user (ac-impersonated-<spec namespace>, with a uid, a group and an extra) to check the userInfo webhooks receive",
 	"nothing else: no CRDs, no cluster roles or bindings, no changes to existing objects",
 }
 
@@ -47,6 +48,15 @@ func neededAccess(relay bool) []access {
 		add("", r, true, "create", "update", "patch", "delete", "get", "list")
 	}
 	add("apps", "deployments", true, "create", "update", "delete", "get")
+	for _, sub := range []string{"status", "scale"} {
+		out = append(out, access{verb: "update", group: "apps", resource: "deployments", subresource: sub, namespaced: true})
+	}
+	add("rbac.authorization.k8s.io", "roles", true, "create", "delete")
+	add("rbac.authorization.k8s.io", "rolebindings", true, "create", "delete")
+	add("", "users", false, "impersonate")
+	add("", "groups", false, "impersonate")
+	add("authentication.k8s.io", "uids", false, "impersonate")
+	out = append(out, access{verb: "impersonate", group: "authentication.k8s.io", resource: "userextras", subresource: "scopes"})
 	add("autoscaling", "horizontalpodautoscalers", true, "create", "delete")
 	out = append(out, access{verb: "create", resource: "pods", subresource: "exec", namespaced: true})
 	if relay {

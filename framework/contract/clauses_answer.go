@@ -1,0 +1,40 @@
+package contract
+
+// What the apiserver does with a webhook's answer beyond allowed and patch
+// (admission.k8s.io/v1 AdmissionResponse). Pinned to k8s.io/apiserver
+// v0.36.3 pkg/admission/plugin/webhook/{request,errors,mutating,validating}.
+
+const respRef = "admission.k8s.io/v1 AdmissionResponse"
+
+var _ = Register(
+	Clause{ID: "answer.denial.status", Area: WebhookAnswer, Source: "seed 001 Background (a rejected request propagates why it failed); " + respRef + ".status",
+		Promise: "A denial reaches the client with the webhook's HTTP code, reason and details, and the message \"admission webhook \\\"<name>\\\" denied the request: <message>\"; nothing is stored.",
+		Specs:   []string{"WebhookDenialStatus"}},
+	Clause{ID: "answer.denial.fallbacks", Area: WebhookAnswer, Source: respRef + ".status",
+		Promise: "A denial without a message is explained by its reason, one with neither says \"without explanation\", and a code below 400 (or none) becomes 400.",
+		Specs:   []string{"WebhookDenialStatus"}},
+	Clause{ID: "answer.patch-needs-patch-type", Area: WebhookAnswer, Source: respRef + ".patch, patchType",
+		Promise: "A v1 answer with a patch and no patchType, or a patchType and no patch, is a failed call: failurePolicy Fail rejects with 500 naming the fault, Ignore admits without the patch.",
+		Specs:   []string{"WebhookPatchRules"}},
+	Clause{ID: "answer.validating-no-patch", Area: WebhookAnswer, Source: "seed 000 (validators may not mutate); " + respRef + ".patch",
+		Promise: "A validating webhook's answer carrying a patch is a failed call; the patch is never applied.",
+		Specs:   []string{"WebhookPatchRules"}},
+	Clause{ID: "answer.patch-must-apply", Area: WebhookAnswer, Source: respRef + ".patch",
+		Promise: "A patch that does not apply to the object rejects the request with 500, and no part of it is stored.",
+		Specs:   []string{"WebhookPatchRules"}},
+	Clause{ID: "answer.patch-on-delete", Area: WebhookAnswer, Source: respRef + ".patch",
+		Promise: "A patch answering a DELETE (which has no object) rejects the delete, and the object stays.",
+		Specs:   []string{"WebhookPatchRules"}},
+	Clause{ID: "answer.patch-then-strategy", Area: WebhookAnswer, Source: "seed 000 Proposed update flow: admit.ApplyMutations, then r.ValidateUpdate",
+		Promise: "A patched object still passes the REST strategy's validation: a patch changing an immutable ConfigMap's data is refused with 422 on field data.",
+		Specs:   []string{"WebhookPatchRules"}},
+	Clause{ID: "answer.warnings", Area: WebhookAnswer, Source: respRef + ".warnings",
+		Promise: "Every warning of a mutating or validating webhook's answer reaches the client once, on admitted and on denied requests.",
+		Specs:   []string{"WebhookWarnings"}},
+	Clause{ID: "answer.audit-annotations", Area: WebhookAnswer, Source: respRef + ".auditAnnotations", Optional: "AuditLog",
+		Promise: "Every auditAnnotation of a mutating or validating webhook's answer reaches the request's audit event keyed <webhook name>/<key>, on admitted and on denied requests.",
+		Specs:   []string{"WebhookAuditAnnotations"}},
+	Clause{ID: "answer.uid-must-match", Area: WebhookAnswer, Source: respRef + ".uid",
+		Promise: "An answer whose uid is not the request's is a failed call, handled by the failure policy; its patch is never applied.",
+		Specs:   []string{"FailurePolicyEveryFailureMode"}},
+)
