@@ -48,10 +48,21 @@ var _ = harness.Describe(reviewRequestSubresources, func(f *harness.Framework) {
 		hooks := observers(ctx, f, allOperations("apps", "v1", "deployments/status"))
 		d, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, gatedDeployment(), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		d.Status.ObservedGeneration = 1000
-		_, err = f.Client.AppsV1().Deployments(f.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{FieldManager: "ac-status"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		for phase, c := range onePerPhase(f, hooks, "the status update", withOptions("ac-status")) {
+		// The deployment controller writes the status too, so an update can
+		// meet a conflict; each attempt has its own field manager, and the
+		// calls checked are those of the attempt that succeeded.
+		var manager string
+		gomega.Eventually(ctx, func() error {
+			manager = "ac-status-" + rand.String(5)
+			current, err := f.Client.AppsV1().Deployments(f.Namespace).Get(ctx, d.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			current.Status.ObservedGeneration = 1000
+			_, err = f.Client.AppsV1().Deployments(f.Namespace).UpdateStatus(ctx, current, metav1.UpdateOptions{FieldManager: manager})
+			return err
+		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
+		for phase, c := range onePerPhase(f, hooks, "the status update", withOptions(manager)) {
 			expectTarget(c, "UPDATE", metav1.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, deploymentsResource, "status")
 			gomega.Expect(c.Name).To(gomega.Equal(d.Name), "%s status: name", phase)
 			var obj, old appsv1.Deployment
