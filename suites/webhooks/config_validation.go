@@ -1,0 +1,542 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var webhookConfigurationValidation = spec.Spec{
+	ShortName: "WebhookConfigurationValidation",
+	Suite:     "webhooks",
+	Description: "Mutating and validating webhook configurations that break an admissionregistration.k8s.io/v1 rule " +
+		"(timeout range, '*' alone, resource wildcards, operations, sideEffects, review versions, names, client config, " +
+		"matchConditions, selectors, enumerations) are refused with 422 Invalid naming the offending field, and " +
+		"well-formed ones, the limits included, are accepted.",
+	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.WebhookMatchConditions},
+	Profile:  spec.Core,
+	Seed: "002 Specification: if '*' is present, the length of the slice must be one; Name should be fully qualified " +
+		"(and admissionregistration.k8s.io/v1 MutatingWebhook and ValidatingWebhook field validation)",
+}
+
+// configCase is one webhook configuration the apiserver must refuse (field
+// set) or accept (field empty).
+type configCase struct {
+	name string
+	// hooks edits the configuration's webhooks, given one valid webhook.
+	hooks func(valid admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook
+	// reinvocation, when set, is every mutating webhook's reinvocationPolicy;
+	// the case then applies to mutating configurations only.
+	reinvocation *admissionregistrationv1.ReinvocationPolicyType
+	// field is the path the refusal must name, detail a part of its message;
+	// a field ending in "." names any field under that path.
+	field, detail string
+}
+
+// editHook is a configuration of the valid webhook changed by edit.
+func editHook(edit func(h *admissionregistrationv1.ValidatingWebhook)) func(admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+	return func(h admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+		edit(&h)
+		return []admissionregistrationv1.ValidatingWebhook{h}
+	}
+}
+
+func withResources(resources ...string) func(*admissionregistrationv1.ValidatingWebhook) {
+	return func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].Resources = resources }
+}
+
+func withURL(url string) func(*admissionregistrationv1.ValidatingWebhook) {
+	return func(h *admissionregistrationv1.ValidatingWebhook) { h.ClientConfig.URL = ptr.To(url) }
+}
+
+func withConditions(n int) func(*admissionregistrationv1.ValidatingWebhook) {
+	return func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.MatchConditions = nil
+		for i := range n {
+			h.MatchConditions = append(h.MatchConditions, admissionregistrationv1.MatchCondition{Name: fmt.Sprintf("c%d", i), Expression: "true"})
+		}
+	}
+}
+
+func withCondition(conditions ...admissionregistrationv1.MatchCondition) func(*admissionregistrationv1.ValidatingWebhook) {
+	return func(h *admissionregistrationv1.ValidatingWebhook) { h.MatchConditions = conditions }
+}
+
+var webhookConfigCases = []configCase{
+	// Accepted: a vendor that refuses everything fails these.
+	{name: "a minimal webhook", hooks: editHook(func(*admissionregistrationv1.ValidatingWebhook) {})},
+	{name: "timeoutSeconds 1, the lower limit", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.TimeoutSeconds = ptr.To[int32](1) })},
+	{name: "timeoutSeconds 30, the upper limit", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.TimeoutSeconds = ptr.To[int32](30) })},
+	{name: "resources pods/*, every subresource of pods", hooks: editHook(withResources("pods/*"))},
+	{name: "resources */*, alone", hooks: editHook(withResources("*/*"))},
+	// Seed 002 wants '*' alone, but v1 lets '*' (resources without
+	// subresources) stand with subresources, which it does not cover.
+	{name: "resources * with a subresource (pods/status), which * does not cover", hooks: editHook(withResources("*", "pods/status"))},
+	{name: "operations *, alone", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.Rules[0].Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll}
+	})},
+	{name: "sideEffects NoneOnDryRun", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.SideEffects = ptr.To(admissionregistrationv1.SideEffectClassNoneOnDryRun)
+	})},
+	{name: "admissionReviewVersions with an unknown version besides v1", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.AdmissionReviewVersions = []string{"v0", "v1"}
+	})},
+	{name: "a service reference with namespace and name", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.ClientConfig.URL = nil
+		h.ClientConfig.Service = &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "webhook", Path: ptr.To("/validate")}
+	})},
+	{name: "64 matchConditions, the limit", hooks: editHook(withConditions(64))},
+	{name: "reinvocationPolicy IfNeeded", reinvocation: ptr.To(admissionregistrationv1.IfNeededReinvocationPolicy),
+		hooks: editHook(func(*admissionregistrationv1.ValidatingWebhook) {})},
+
+	// Refused.
+	{name: "timeoutSeconds 0", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.TimeoutSeconds = ptr.To[int32](0) }),
+		field: "webhooks[0].timeoutSeconds", detail: "between 1 and 30 seconds"},
+	{name: "timeoutSeconds 31", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.TimeoutSeconds = ptr.To[int32](31) }),
+		field: "webhooks[0].timeoutSeconds", detail: "between 1 and 30 seconds"},
+	{name: "apiGroups * with another group", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].APIGroups = []string{"*", "apps"} }),
+		field: "webhooks[0].rules[0].apiGroups", detail: "if '*' is present"},
+	{name: "apiVersions * with another version", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].APIVersions = []string{"*", "v1"} }),
+		field: "webhooks[0].rules[0].apiVersions", detail: "if '*' is present"},
+	// Not a case: kube-apiserver v1.36.3 accepts ["configmaps", "*"] (the
+	// same two entries the other way round), because its check remembers
+	// only whether the last entry lacks a subresource. That breaks seed 002's
+	// rule, but a spec must pass against upstream.
+	{name: "resources * with another resource", hooks: editHook(withResources("*", "configmaps")),
+		field: "webhooks[0].rules[0].resources", detail: "if '*' is present"},
+	{name: "resources */* with another resource", hooks: editHook(withResources("*/*", "configmaps")),
+		field: "webhooks[0].rules[0].resources", detail: "if '*/*' is present"},
+	{name: "resources pods/* with pods/status, which it covers", hooks: editHook(withResources("pods/*", "pods/status")),
+		field: "webhooks[0].rules[0].resources[1]", detail: "if 'pods/*' is present"},
+	{name: "resources */status with pods/status, which it covers", hooks: editHook(withResources("*/status", "pods/status")),
+		field: "webhooks[0].rules[0].resources[1]", detail: "if '*/status' is present"},
+	{name: "operations * with another operation", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.Rules[0].Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll, admissionregistrationv1.Create}
+	}), field: "webhooks[0].rules[0].operations", detail: "if '*' is present"},
+	{name: "an unknown operation", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.Rules[0].Operations = []admissionregistrationv1.OperationType{"PATCH"}
+	}), field: "webhooks[0].rules[0].operations[0]", detail: "Unsupported value"},
+	{name: "an unknown rule scope", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.Rules[0].Scope = ptr.To[admissionregistrationv1.ScopeType]("Global")
+	}), field: "webhooks[0].rules[0].scope", detail: "Unsupported value"},
+	{name: "sideEffects unset", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.SideEffects = nil }),
+		field: "webhooks[0].sideEffects", detail: "Required value"},
+	{name: "sideEffects Unknown", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.SideEffects = ptr.To(admissionregistrationv1.SideEffectClassUnknown)
+	}), field: "webhooks[0].sideEffects", detail: "Unsupported value"},
+	{name: "sideEffects Some", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.SideEffects = ptr.To(admissionregistrationv1.SideEffectClassSome)
+	}), field: "webhooks[0].sideEffects", detail: "Unsupported value"},
+	{name: "admissionReviewVersions empty", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.AdmissionReviewVersions = nil }),
+		field: "webhooks[0].admissionReviewVersions", detail: "Required value"},
+	{name: "admissionReviewVersions with no version the apiserver speaks", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.AdmissionReviewVersions = []string{"v0"}
+	}), field: "webhooks[0].admissionReviewVersions", detail: "must include at least one of v1, v1beta1"},
+	{name: "a webhook name that is not fully qualified", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Name = "nodots" }),
+		field: "webhooks[0].name", detail: "at least three segments"},
+	{name: "two webhooks with the same name", hooks: func(h admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+		return []admissionregistrationv1.ValidatingWebhook{h, *h.DeepCopy()}
+	}, field: "webhooks[1].name", detail: "Duplicate value"},
+	{name: "clientConfig with both url and service", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.ClientConfig.Service = &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "webhook"}
+	}), field: "webhooks[0].clientConfig", detail: "exactly one of url or service is required"},
+	{name: "clientConfig with neither url nor service", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.ClientConfig.URL = nil }),
+		field: "webhooks[0].clientConfig", detail: "exactly one of url or service is required"},
+	{name: "a url that is not https", hooks: editHook(withURL("http://webhook.admission-conformance.invalid/validate")),
+		field: "webhooks[0].clientConfig.url", detail: "'https' is the only allowed URL scheme"},
+	{name: "a url with a fragment", hooks: editHook(withURL("https://webhook.admission-conformance.invalid/validate#part")),
+		field: "webhooks[0].clientConfig.url", detail: "fragments are not permitted"},
+	{name: "a url with a query", hooks: editHook(withURL("https://webhook.admission-conformance.invalid/validate?x=y")),
+		field: "webhooks[0].clientConfig.url", detail: "query parameters are not permitted"},
+	// kube-apiserver v1.36.3 names the wrong one of the two fields: its
+	// validation passes name and namespace to ValidateWebhookService, which
+	// takes namespace then name, so a missing namespace is reported as
+	// service.name and a missing name as service.namespace. The contract is
+	// the refusal under clientConfig.service; either path is accepted.
+	{name: "a service with no namespace", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.ClientConfig.URL = nil
+		h.ClientConfig.Service = &admissionregistrationv1.ServiceReference{Name: "webhook"}
+	}), field: "webhooks[0].clientConfig.service.", detail: "Required value"},
+	{name: "a service with no name", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.ClientConfig.URL = nil
+		h.ClientConfig.Service = &admissionregistrationv1.ServiceReference{Namespace: "default"}
+	}), field: "webhooks[0].clientConfig.service.", detail: "Required value"},
+	{name: "65 matchConditions", hooks: editHook(withConditions(65)),
+		field: "webhooks[0].matchConditions", detail: "must have at most 64 items"},
+	{name: "a matchCondition that does not compile", hooks: editHook(withCondition(admissionregistrationv1.MatchCondition{Name: "c", Expression: "object.metadata.name =="})),
+		field: "webhooks[0].matchConditions[0].expression", detail: "compilation failed"},
+	{name: "a matchCondition that is not a bool", hooks: editHook(withCondition(admissionregistrationv1.MatchCondition{Name: "c", Expression: "'a string'"})),
+		field: "webhooks[0].matchConditions[0].expression", detail: "must evaluate to bool"},
+	{name: "two matchConditions with the same name", hooks: editHook(withCondition(
+		admissionregistrationv1.MatchCondition{Name: "c", Expression: "true"}, admissionregistrationv1.MatchCondition{Name: "c", Expression: "true"})),
+		field: "webhooks[0].matchConditions[1].name", detail: "Duplicate value"},
+	{name: "a namespaceSelector with an invalid operator", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Within", Values: []string{"v"}}}}
+	}), field: "webhooks[0].namespaceSelector.matchExpressions[0].operator", detail: "not a valid selector operator"},
+	{name: "an objectSelector with an invalid label value", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"k": "not a label value"}}
+	}), field: "webhooks[0].objectSelector.matchLabels", detail: "Invalid value"},
+	{name: "an unknown reinvocationPolicy", reinvocation: ptr.To[admissionregistrationv1.ReinvocationPolicyType]("Sometimes"),
+		hooks: editHook(func(*admissionregistrationv1.ValidatingWebhook) {}), field: "webhooks[0].reinvocationPolicy", detail: "Unsupported value"},
+	{name: "an unknown matchPolicy", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.MatchPolicy = ptr.To[admissionregistrationv1.MatchPolicyType]("Fuzzy")
+	}), field: "webhooks[0].matchPolicy", detail: "Unsupported value"},
+	// Seed 002 excluded Retry "to expose the flakiness of an admission controller".
+	{name: "failurePolicy Retry", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.FailurePolicy = ptr.To[admissionregistrationv1.FailurePolicyType]("Retry")
+	}), field: "webhooks[0].failurePolicy", detail: "Unsupported value"},
+}
+
+var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framework) {
+	// valid is a webhook every rule accepts. Cases are created as dry runs:
+	// validation runs, nothing is stored, nothing is ever called.
+	valid := func() admissionregistrationv1.ValidatingWebhook {
+		return admissionregistrationv1.ValidatingWebhook{
+			Name:                    "valid." + f.Namespace + ".admission-conformance.io",
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://webhook.admission-conformance.invalid/validate")},
+			Rules:                   configMapRules(),
+			NamespaceSelector:       inNamespace(f),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+		}
+	}
+
+	ginkgo.It("a dry-run create of a valid configuration is accepted and stores nothing", func(ctx ginkgo.SpecContext) {
+		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+			name := f.Namespace + "-dry-run"
+			gomega.Expect(dryRunConfig(ctx, f, phase, name, []admissionregistrationv1.ValidatingWebhook{valid()}, nil)).To(gomega.Succeed(),
+				"a valid %s configuration must be accepted", phase)
+			var err error
+			if phase == fakewebhook.Mutating {
+				_, err = f.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
+			} else {
+				_, err = f.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
+			}
+			gomega.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "a dry-run create of a %s configuration must store nothing, got %v", phase, err)
+		}
+	})
+
+	for _, tc := range webhookConfigCases {
+		verdict := "refused naming " + tc.field
+		if tc.field == "" {
+			verdict = "accepted"
+		}
+		ginkgo.It(tc.name+": "+verdict, func(ctx ginkgo.SpecContext) {
+			phases := []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating}
+			if tc.reinvocation != nil {
+				phases = phases[:1]
+			}
+			for _, phase := range phases {
+				err := dryRunConfig(ctx, f, phase, f.Namespace+"-case", tc.hooks(valid()), tc.reinvocation)
+				if tc.field == "" {
+					gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a %s configuration with %s must be accepted", phase, tc.name)
+				} else {
+					expectRefusedNaming(err, fmt.Sprintf("a %s configuration with %s", phase, tc.name), tc.field, tc.detail)
+				}
+			}
+		})
+	}
+})
+
+// dryRunConfig sends a dry-run create of a configuration of phase holding
+// hooks; mutating webhooks get reinvocationPolicy reinvocation.
+func dryRunConfig(ctx context.Context, f *harness.Framework, phase fakewebhook.Phase, name string,
+	hooks []admissionregistrationv1.ValidatingWebhook, reinvocation *admissionregistrationv1.ReinvocationPolicyType) error {
+	ar := f.Client.AdmissionregistrationV1()
+	meta := metav1.ObjectMeta{Name: name, Labels: f.Labels()}
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	if phase == fakewebhook.Mutating {
+		webhooks := mutatingHooks(hooks)
+		for i := range webhooks {
+			webhooks[i].ReinvocationPolicy = reinvocation
+		}
+		_, err := ar.MutatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: webhooks}, dryRun)
+		return err
+	}
+	_, err := ar.ValidatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: meta, Webhooks: hooks}, dryRun)
+	return err
+}
+
+// expectRefusedNaming asserts err is a 422 Invalid one of whose causes is
+// field (or, for a field ending in ".", under it), with detail in its message.
+func expectRefusedNaming(err error, what, field, detail string) {
+	gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "%s must be refused (%s: %s)", what, field, detail)
+	gomega.ExpectWithOffset(1, apierrors.IsInvalid(err)).To(gomega.BeTrue(), "%s must be refused as 422 Invalid, got %v", what, err)
+	var status apierrors.APIStatus
+	gomega.ExpectWithOffset(1, errors.As(err, &status)).To(gomega.BeTrue(), "a refusal must be a Status, got %T", err)
+	var causes []string
+	named := false
+	if details := status.Status().Details; details != nil {
+		for _, c := range details.Causes {
+			causes = append(causes, c.Field+": "+c.Message)
+			fieldNamed := c.Field == field || (strings.HasSuffix(field, ".") && strings.HasPrefix(c.Field, field))
+			named = named || (fieldNamed && strings.Contains(c.Message, detail))
+		}
+	}
+	gomega.ExpectWithOffset(1, named).To(gomega.BeTrue(), "%s must be refused naming field %s (%q); the refusal's causes: %q",
+		what, field, detail, causes)
+}
+
+var admissionPolicyValidation = spec.Spec{
+	ShortName: "AdmissionPolicyValidation",
+	Suite:     "webhooks",
+	Description: "ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their bindings that break an " +
+		"admissionregistration.k8s.io/v1 rule (required fields, '*' alone in resourceRules, enumerations, paramRef, " +
+		"validationActions, mutations) are refused with 422 Invalid naming the offending field, and well-formed ones are accepted.",
+	Features: []features.Name{features.ValidatingAdmissionPolicy, features.MutatingAdmissionPolicy},
+	Profile:  spec.Extended,
+	Seed: "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, " +
+		"MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding field validation",
+}
+
+// policyCase is one policy or binding the apiserver must refuse (field set)
+// or accept (field empty). Compile errors, non-bool validations, reasons
+// and Deny with Warn are PolicyFailurePolicy's and PolicyValidationActions'.
+type policyCase struct {
+	kind, name    string
+	create        func(ctx context.Context, f *harness.Framework) error
+	field, detail string
+}
+
+func vapCase(name, field, detail string, edit func(*admissionregistrationv1.ValidatingAdmissionPolicySpec)) policyCase {
+	return policyCase{kind: "ValidatingAdmissionPolicy", name: name, field: field, detail: detail,
+		create: func(ctx context.Context, f *harness.Framework) error {
+			s := admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
+				MatchConstraints: policyConfigMapRules(),
+				Validations:      []admissionregistrationv1.Validation{{Expression: "true", Message: "never fails"}},
+			}
+			edit(&s)
+			_, err := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}}
+}
+
+func vapbCase(name, field, detail string, edit func(*admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec)) policyCase {
+	return policyCase{kind: "ValidatingAdmissionPolicyBinding", name: name, field: field, detail: detail,
+		create: func(ctx context.Context, f *harness.Framework) error {
+			s := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policyName(f, "case"), ValidationActions: denyAction()}
+			edit(&s)
+			_, err := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}}
+}
+
+func mapCase(name, field, detail string, edit func(*admissionregistrationv1.MutatingAdmissionPolicySpec)) policyCase {
+	return policyCase{kind: "MutatingAdmissionPolicy", name: name, field: field, detail: detail,
+		create: func(ctx context.Context, f *harness.Framework) error {
+			s := admissionregistrationv1.MutatingAdmissionPolicySpec{
+				FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
+				MatchConstraints:   policyConfigMapRules(),
+				ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+				Mutations:          []admissionregistrationv1.Mutation{applyConfiguration(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)},
+			}
+			edit(&s)
+			_, err := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}}
+}
+
+func mapbCase(name, field, detail string, edit func(*admissionregistrationv1.MutatingAdmissionPolicyBindingSpec)) policyCase {
+	return policyCase{kind: "MutatingAdmissionPolicyBinding", name: name, field: field, detail: detail,
+		create: func(ctx context.Context, f *harness.Framework) error {
+			s := admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: policyName(f, "case")}
+			edit(&s)
+			_, err := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}}
+}
+
+func paramRef(name string, selector *metav1.LabelSelector, action *admissionregistrationv1.ParameterNotFoundActionType) *admissionregistrationv1.ParamRef {
+	return &admissionregistrationv1.ParamRef{Name: name, Selector: selector, ParameterNotFoundAction: action}
+}
+
+func ruleResources(mr *admissionregistrationv1.MatchResources, resources ...string) {
+	mr.ResourceRules[0].Resources = resources
+}
+
+func ruleOperations(ops ...admissionregistrationv1.OperationType) *admissionregistrationv1.MatchResources {
+	mr := policyConfigMapRules()
+	mr.ResourceRules[0].Operations = ops
+	return mr
+}
+
+var anyLabels = &metav1.LabelSelector{MatchLabels: map[string]string{"k": "v"}}
+
+var policyConfigCases = []policyCase{
+	// Accepted: a vendor that refuses everything fails these.
+	vapCase("a minimal policy", "", "", func(*admissionregistrationv1.ValidatingAdmissionPolicySpec) {}),
+	vapbCase("a minimal binding", "", "", func(*admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {}),
+	vapbCase("a paramRef by selector with parameterNotFoundAction", "", "", func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+		s.ParamRef = paramRef("", anyLabels, ptr.To(admissionregistrationv1.AllowAction))
+	}),
+	mapCase("a minimal policy", "", "", func(*admissionregistrationv1.MutatingAdmissionPolicySpec) {}),
+	mapbCase("a minimal binding", "", "", func(*admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) {}),
+
+	// ValidatingAdmissionPolicy.
+	vapCase("a validation with an empty expression", "spec.validations[0].expression", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Expression = " " }),
+	vapCase("a validation message spanning lines", "spec.validations[0].message", "must not contain line breaks",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Validations[0].Message = "one line\nand another"
+		}),
+	vapCase("neither validations nor auditAnnotations", "spec.validations", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations = nil }),
+	vapCase("no matchConstraints", "spec.matchConstraints", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.MatchConstraints = nil }),
+	vapCase("matchConstraints without resourceRules", "spec.matchConstraints.resourceRules", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.MatchConstraints.ResourceRules = nil }),
+	vapCase("resourceRules with * and another resource", "spec.matchConstraints.resourceRules[0].resources", "if '*' is present",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			ruleResources(s.MatchConstraints, "*", "configmaps")
+		}),
+	vapCase("resourceRules with * and another API group", "spec.matchConstraints.resourceRules[0].apiGroups", "if '*' is present",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.MatchConstraints.ResourceRules[0].APIGroups = []string{"*", ""}
+		}),
+	vapCase("excludeResourceRules with */* and another resource", "spec.matchConstraints.excludeResourceRules[0].resources", "if '*/*' is present",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.MatchConstraints.ExcludeResourceRules = policyConfigMapRules().ResourceRules
+			s.MatchConstraints.ExcludeResourceRules[0].Resources = []string{"*/*", "configmaps"}
+		}),
+	vapCase("an unknown matchPolicy", "spec.matchConstraints.matchPolicy", "Unsupported value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.MatchConstraints.MatchPolicy = ptr.To[admissionregistrationv1.MatchPolicyType]("Fuzzy")
+		}),
+	vapCase("an unknown failurePolicy", "spec.failurePolicy", "Unsupported value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.FailurePolicy = ptr.To[admissionregistrationv1.FailurePolicyType]("Retry")
+		}),
+	vapCase("a namespaceSelector with an invalid operator", "spec.matchConstraints.namespaceSelector.matchExpressions[0].operator", "not a valid selector operator",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.MatchConstraints.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Within", Values: []string{"v"}}}}
+		}),
+	vapCase("a variable whose name is not a CEL identifier", "spec.variables[0].name", "must be a valid CEL identifier",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Variables = []admissionregistrationv1.Variable{{Name: "not-an-identifier", Expression: "true"}}
+		}),
+	vapCase("two auditAnnotations with the same key", "spec.auditAnnotations[1].key", "Duplicate value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "k", ValueExpression: "'a'"}, {Key: "k", ValueExpression: "'b'"}}
+		}),
+	vapCase("a paramKind without kind", "spec.paramKind.kind", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1"}
+		}),
+
+	// ValidatingAdmissionPolicyBinding.
+	vapbCase("no policyName", "spec.policyName", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) { s.PolicyName = "" }),
+	vapbCase("no validationActions", "spec.validationActions", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) { s.ValidationActions = nil }),
+	vapbCase("a validationAction twice", "spec.validationActions[1]", "Duplicate value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.ValidationActions = []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny, admissionregistrationv1.Deny}
+		}),
+	vapbCase("an unknown validationAction", "spec.validationActions[0]", "Unsupported value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.ValidationActions = []admissionregistrationv1.ValidationAction{"Block"}
+		}),
+	vapbCase("a paramRef with both name and selector", "spec.paramRef.name", "name and selector are mutually exclusive",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.ParamRef = paramRef("params", anyLabels, ptr.To(admissionregistrationv1.DenyAction))
+		}),
+	vapbCase("a paramRef with neither name nor selector", "spec.paramRef", "one of name or selector must be specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.ParamRef = paramRef("", nil, ptr.To(admissionregistrationv1.DenyAction))
+		}),
+	vapbCase("a paramRef without parameterNotFoundAction", "spec.paramRef.parameterNotFoundAction", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.ParamRef = paramRef("params", nil, nil)
+		}),
+	vapbCase("a paramRef with an unknown parameterNotFoundAction", "spec.paramRef.parameterNotFoundAction", "Unsupported value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.ParamRef = paramRef("params", nil, ptr.To[admissionregistrationv1.ParameterNotFoundActionType]("Skip"))
+		}),
+	vapbCase("matchResources resourceRules with * and another resource", "spec.matchResources.resourceRules[0].resources", "if '*' is present",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			s.MatchResources = policyConfigMapRules()
+			ruleResources(s.MatchResources, "*", "configmaps")
+		}),
+
+	// MutatingAdmissionPolicy.
+	mapCase("an unknown patchType", "spec.mutations[0].patchType", "Unsupported value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+			s.Mutations[0].PatchType = "StrategicMerge"
+		}),
+	mapCase("no mutations", "spec.mutations", "Required value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) { s.Mutations = nil }),
+	mapCase("patchType JSONPatch without jsonPatch", "spec.mutations[0].jsonPatch", "Required value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+			s.Mutations[0].PatchType = admissionregistrationv1.PatchTypeJSONPatch
+		}),
+	mapCase("an applyConfiguration expression that does not compile", "spec.mutations[0].applyConfiguration.expression", "compilation failed",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+			s.Mutations = []admissionregistrationv1.Mutation{applyConfiguration("Object{")}
+		}),
+	mapCase("a JSONPatch expression that does not compile", "spec.mutations[0].jsonPatch.expression", "compilation failed",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+			s.Mutations = []admissionregistrationv1.Mutation{jsonPatch("[JSONPatch{")}
+		}),
+	mapCase("an unknown reinvocationPolicy", "spec.reinvocationPolicy", "Unsupported value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) { s.ReinvocationPolicy = "Sometimes" }),
+	mapCase("an unknown failurePolicy", "spec.failurePolicy", "Unsupported value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+			s.FailurePolicy = ptr.To[admissionregistrationv1.FailurePolicyType]("Retry")
+		}),
+	mapCase("matchConstraints matching DELETE, which cannot be mutated", "spec.matchConstraints.resourceRules.operations", "Unsupported value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+			s.MatchConstraints = ruleOperations(admissionregistrationv1.Delete)
+		}),
+	mapCase("resourceRules with * and another resource", "spec.matchConstraints.resourceRules[0].resources", "if '*' is present",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+			ruleResources(s.MatchConstraints, "*", "configmaps")
+		}),
+
+	// MutatingAdmissionPolicyBinding.
+	mapbCase("no policyName", "spec.policyName", "Required value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) { s.PolicyName = "" }),
+	mapbCase("a paramRef without parameterNotFoundAction", "spec.paramRef.parameterNotFoundAction", "Required value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) {
+			s.ParamRef = paramRef("params", nil, nil)
+		}),
+	mapbCase("matchResources matching DELETE, which cannot be mutated", "spec.matchResources.resourceRules.operations", "Unsupported value",
+		func(s *admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) {
+			s.MatchResources = ruleOperations(admissionregistrationv1.Delete)
+		}),
+}
+
+var _ = harness.Describe(admissionPolicyValidation, func(f *harness.Framework) {
+	for _, tc := range policyConfigCases {
+		verdict := "refused naming " + tc.field
+		if tc.field == "" {
+			verdict = "accepted"
+		}
+		ginkgo.It(fmt.Sprintf("%s with %s: %s", tc.kind, tc.name, verdict), func(ctx ginkgo.SpecContext) {
+			// Dry runs: validation runs, nothing is stored.
+			err := tc.create(ctx, f)
+			if tc.field == "" {
+				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a %s with %s must be accepted", tc.kind, tc.name)
+			} else {
+				expectRefusedNaming(err, fmt.Sprintf("a %s with %s", tc.kind, tc.name), tc.field, tc.detail)
+			}
+		})
+	}
+})
