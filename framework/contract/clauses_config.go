@@ -15,8 +15,13 @@ const (
 
 var configDefaults = []string{"WebhookConfigurationDefaults"}
 var configValidation = []string{"WebhookConfigurationValidation"}
-var policyDefaults = []string{"AdmissionPolicyDefaults"}
-var policyValidation = []string{"AdmissionPolicyValidation"}
+
+// Promises of both policy kinds are checked by a core spec for
+// ValidatingAdmissionPolicy and an extended one for MutatingAdmissionPolicy.
+var (
+	policyDefaults   = []string{"ValidatingAdmissionPolicyDefaults", "MutatingAdmissionPolicyDefaults"}
+	policyValidation = []string{"ValidatingAdmissionPolicyValidation", "MutatingAdmissionPolicyValidation"}
+)
 
 var _ = Register(
 	// Webhook defaults.
@@ -82,39 +87,39 @@ var _ = Register(
 	// Admission policy defaults.
 	Clause{ID: "config.policy-default.failure-policy", Area: ConfigurationAPI, Source: vapRef + ".spec.failurePolicy; " + mapRef + ".spec.failurePolicy",
 		Promise: "An unset failurePolicy of a ValidatingAdmissionPolicy or MutatingAdmissionPolicy is stored as Fail; a MutatingAdmissionPolicy's then denies when a mutation errors.",
-		Specs:   policyDefaults, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyDefaults},
 	Clause{ID: "config.policy-default.match-resources", Area: ConfigurationAPI,
 		Source:  vapRef + ".spec.matchConstraints; " + vapbRef + " and " + mapbRef + ".spec.matchResources",
 		Promise: "In a policy's matchConstraints and a binding's matchResources, unset matchPolicy is stored as Equivalent (and behaves so), selectors as {}, resourceRules' scope as \"*\".",
-		Specs:   policyDefaults, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyDefaults},
 	Clause{ID: "config.policy-default.reinvocation-required", Area: ConfigurationAPI, Source: mapRef + ".spec.reinvocationPolicy (Required)",
 		Promise: "A MutatingAdmissionPolicy's reinvocationPolicy has no default: a policy without it is refused naming spec.reinvocationPolicy.",
-		Specs:   policyDefaults, Optional: "MutatingAdmissionPolicy"},
+		Specs:   []string{"MutatingAdmissionPolicyDefaults"}, Optional: "MutatingAdmissionPolicy"},
 
 	// Admission policy validation.
 	Clause{ID: "config.policy-validate.accepts-valid", Area: ConfigurationAPI, Source: vapRef + ", " + mapRef + " and their bindings",
 		Promise: "Well-formed policies and bindings are accepted.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyValidation},
 	Clause{ID: "config.policy-validate.required", Area: ConfigurationAPI, Source: vapRef + ".spec; " + mapRef + ".spec",
 		Promise: "A policy without matchConstraints, resourceRules, validations (or auditAnnotations), mutations, a validation's expression, or a mutation's patch for its patchType is refused naming the field.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyValidation},
 	Clause{ID: "config.policy-validate.star-alone", Area: ConfigurationAPI,
 		Source:  "seed 002 Specification: if '*' is present, the length of the slice must be one; " + vapRef + ".spec.matchConstraints.resourceRules",
 		Promise: "'*' with another entry, or '*/*' with another resource, in a policy's or binding's resourceRules or excludeResourceRules is refused naming the list.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyValidation},
 	Clause{ID: "config.policy-validate.enums", Area: ConfigurationAPI, Source: vapRef + ".spec.failurePolicy, matchConstraints.matchPolicy; " + mapRef + ".spec.reinvocationPolicy, mutations[].patchType",
 		Promise: "An unknown failurePolicy, matchPolicy, reinvocationPolicy or patchType, and a selector with an unknown operator, are refused naming the field.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyValidation},
 	Clause{ID: "config.policy-validate.binding", Area: ConfigurationAPI, Source: vapbRef + ".spec.policyName, validationActions; " + mapbRef + ".spec.policyName",
 		Promise: "A binding without policyName, or a ValidatingAdmissionPolicyBinding with no, a repeated or an unknown validationAction, is refused naming the field.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyValidation},
 	Clause{ID: "config.policy-validate.param-ref", Area: ConfigurationAPI, Source: vapbRef + ".spec.paramRef; " + mapbRef + ".spec.paramRef",
 		Promise: "A paramRef needs exactly one of name and selector, and a parameterNotFoundAction of Allow or Deny; otherwise it is refused naming the field.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyValidation},
 	Clause{ID: "config.policy-validate.expressions", Area: ConfigurationAPI, Source: vapRef + ".spec.validations, variables, auditAnnotations, paramKind; " + mapRef + ".spec.mutations",
 		Promise: "A validation message spanning lines, a variable name that is not a CEL identifier, two auditAnnotations with one key, a paramKind without kind, and a mutation expression that does not compile are refused naming the field.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   policyValidation},
 	Clause{ID: "config.policy-validate.no-delete-mutation", Area: ConfigurationAPI, Source: mapRef + ".spec.matchConstraints; " + mapbRef + ".spec.matchResources",
 		Promise: "A MutatingAdmissionPolicy or its binding matching DELETE, which cannot be mutated, is refused naming resourceRules.operations.",
-		Specs:   policyValidation, Optional: "MutatingAdmissionPolicy"},
+		Specs:   []string{"MutatingAdmissionPolicyValidation"}, Optional: "MutatingAdmissionPolicy"},
 )

@@ -308,38 +308,48 @@ func expectEmptySelector(sel *metav1.LabelSelector, what string) {
 	gomega.ExpectWithOffset(1, sel.MatchExpressions).To(gomega.BeEmpty(), what)
 }
 
-var admissionPolicyDefaults = spec.Spec{
-	ShortName: "AdmissionPolicyDefaults",
+var validatingAdmissionPolicyDefaults = spec.Spec{
+	ShortName: "ValidatingAdmissionPolicyDefaults",
 	Suite:     "webhooks",
-	Description: "A ValidatingAdmissionPolicy, a MutatingAdmissionPolicy and their bindings created with optional fields unset " +
-		"are stored with the v1 defaults (failurePolicy Fail; matchPolicy Equivalent, namespaceSelector and objectSelector {} " +
-		"in matchConstraints and matchResources; resourceRules' scope *), the defaults behave as their values, and a " +
-		"MutatingAdmissionPolicy's reinvocationPolicy, which has no default, is required.",
-	Features: []features.Name{features.ValidatingAdmissionPolicy, features.MutatingAdmissionPolicy},
-	Profile:  spec.Extended,
-	Seed: "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and MutatingAdmissionPolicy defaults: " +
-		"spec.failurePolicy, spec.matchConstraints (matchPolicy, selectors, resourceRules[].scope), bindings' spec.matchResources",
+	Description: "A ValidatingAdmissionPolicy and a binding created with optional fields unset are stored with the v1 " +
+		"defaults (failurePolicy Fail; matchPolicy Equivalent, namespaceSelector and objectSelector {} in matchConstraints " +
+		"and matchResources; resourceRules' scope *), and the default matchPolicy behaves as Equivalent.",
+	Features: []features.Name{features.ValidatingAdmissionPolicy},
+	Profile:  spec.Core,
+	Seed: "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy defaults: spec.failurePolicy, spec.matchConstraints " +
+		"(matchPolicy, selectors, resourceRules[].scope), the binding's spec.matchResources",
 }
 
-var _ = harness.Describe(admissionPolicyDefaults, func(f *harness.Framework) {
-	// unscopedRules leaves matchPolicy, selectors and the rule's scope unset.
-	unscopedRules := func(group, version, resource string) *admissionregistrationv1.MatchResources {
-		return &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-			RuleWithOperations: bareRules(group, version, resource)[0]}}}
-	}
-	expectMatchDefaults := func(mr *admissionregistrationv1.MatchResources, what string, scope bool) {
-		gomega.ExpectWithOffset(1, mr).NotTo(gomega.BeNil(), "%s must be stored", what)
-		gomega.ExpectWithOffset(1, mr.MatchPolicy).To(gomega.HaveValue(gomega.Equal(admissionregistrationv1.Equivalent)),
-			"%s.matchPolicy must default to Equivalent", what)
-		expectEmptySelector(mr.NamespaceSelector, what+".namespaceSelector must default to {}")
-		expectEmptySelector(mr.ObjectSelector, what+".objectSelector must default to {}")
-		if scope {
-			gomega.ExpectWithOffset(1, mr.ResourceRules).NotTo(gomega.BeEmpty())
-			gomega.ExpectWithOffset(1, mr.ResourceRules[0].Scope).To(gomega.HaveValue(gomega.Equal(admissionregistrationv1.AllScopes)),
-				"%s.resourceRules[].scope must default to \"*\"", what)
-		}
-	}
+var mutatingAdmissionPolicyDefaults = spec.Spec{
+	ShortName: "MutatingAdmissionPolicyDefaults",
+	Suite:     "webhooks",
+	Description: "A MutatingAdmissionPolicy and a binding created with optional fields unset are stored with the v1 defaults " +
+		"(failurePolicy Fail, which denies when a mutation errors; matchPolicy Equivalent and {} selectors), and " +
+		"reinvocationPolicy, which has no default, is required.",
+	Features: []features.Name{features.MutatingAdmissionPolicy},
+	Profile:  spec.Extended,
+	Seed:     "admissionregistration.k8s.io/v1 MutatingAdmissionPolicy defaults: spec.failurePolicy, spec.matchConstraints, spec.reinvocationPolicy (required)",
+}
 
+// unscopedRules leaves matchPolicy, selectors and the rule's scope unset.
+func unscopedRules(group, version, resource string) *admissionregistrationv1.MatchResources {
+	return &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+		RuleWithOperations: bareRules(group, version, resource)[0]}}}
+}
+func expectMatchDefaults(mr *admissionregistrationv1.MatchResources, what string, scope bool) {
+	gomega.ExpectWithOffset(1, mr).NotTo(gomega.BeNil(), "%s must be stored", what)
+	gomega.ExpectWithOffset(1, mr.MatchPolicy).To(gomega.HaveValue(gomega.Equal(admissionregistrationv1.Equivalent)),
+		"%s.matchPolicy must default to Equivalent", what)
+	expectEmptySelector(mr.NamespaceSelector, what+".namespaceSelector must default to {}")
+	expectEmptySelector(mr.ObjectSelector, what+".objectSelector must default to {}")
+	if scope {
+		gomega.ExpectWithOffset(1, mr.ResourceRules).NotTo(gomega.BeEmpty())
+		gomega.ExpectWithOffset(1, mr.ResourceRules[0].Scope).To(gomega.HaveValue(gomega.Equal(admissionregistrationv1.AllScopes)),
+			"%s.resourceRules[].scope must default to \"*\"", what)
+	}
+}
+
+var _ = harness.Describe(validatingAdmissionPolicyDefaults, func(f *harness.Framework) {
 	ginkgo.It("ValidatingAdmissionPolicy: failurePolicy, matchConstraints' matchPolicy and selectors, and resourceRules' scope are stored with their defaults", func(ctx ginkgo.SpecContext) {
 		// Without a binding a policy applies to nothing, so its selectors
 		// can be left unset safely.
@@ -358,8 +368,8 @@ var _ = harness.Describe(admissionPolicyDefaults, func(f *harness.Framework) {
 		expectMatchDefaults(stored.Spec.MatchConstraints, "spec.matchConstraints", true)
 	})
 
-	ginkgo.It("bindings: matchResources' matchPolicy and selectors are stored with their defaults", func(ctx ginkgo.SpecContext) {
-		// The bindings name a policy that does not exist, so they apply to nothing.
+	ginkgo.It("binding: matchResources' matchPolicy and selectors are stored with their defaults", func(ctx ginkgo.SpecContext) {
+		// The binding names a policy that does not exist, so it applies to nothing.
 		absent := policyName(f, "absent")
 		vapb := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
 		_, err := vapb.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
@@ -369,21 +379,9 @@ var _ = harness.Describe(admissionPolicyDefaults, func(f *harness.Framework) {
 		}, metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		ginkgo.DeferCleanup(ignoreNotFound, vapb.Delete, policyName(f, "vapb-defaults"))
-		mapb := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
-		_, err = mapb.Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "mapb-defaults"), Labels: f.Labels()},
-			Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: absent,
-				MatchResources: &admissionregistrationv1.MatchResources{}},
-		}, metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.DeferCleanup(ignoreNotFound, mapb.Delete, policyName(f, "mapb-defaults"))
-
 		storedV, err := vapb.Get(ctx, policyName(f, "vapb-defaults"), metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectMatchDefaults(storedV.Spec.MatchResources, "ValidatingAdmissionPolicyBinding spec.matchResources", false)
-		storedM, err := mapb.Get(ctx, policyName(f, "mapb-defaults"), metav1.GetOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectMatchDefaults(storedM.Spec.MatchResources, "MutatingAdmissionPolicyBinding spec.matchResources", false)
 	})
 
 	ginkgo.It("ValidatingAdmissionPolicy: matchPolicy unset is Equivalent: a rule for autoscaling/v1 applies to a request through autoscaling/v2", func(ctx ginkgo.SpecContext) {
@@ -396,6 +394,25 @@ var _ = harness.Describe(admissionPolicyDefaults, func(f *harness.Framework) {
 		_, err := f.Client.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Create(ctx, hpa, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		gomega.Expect(err).To(gomega.HaveOccurred(), "with matchPolicy unset (Equivalent), a rule for autoscaling/v1 must apply to an autoscaling/v2 request")
 		expectPolicyDenial(err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, vapDenied(f, "equivalent", "matched"))
+	})
+
+})
+
+var _ = harness.Describe(mutatingAdmissionPolicyDefaults, func(f *harness.Framework) {
+	ginkgo.It("binding: matchResources' matchPolicy and selectors are stored with their defaults", func(ctx ginkgo.SpecContext) {
+		// The binding names a policy that does not exist, so it applies to nothing.
+		absent := policyName(f, "absent")
+		mapb := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
+		_, err := mapb.Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "mapb-defaults"), Labels: f.Labels()},
+			Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: absent,
+				MatchResources: &admissionregistrationv1.MatchResources{}},
+		}, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		ginkgo.DeferCleanup(ignoreNotFound, mapb.Delete, policyName(f, "mapb-defaults"))
+		storedM, err := mapb.Get(ctx, policyName(f, "mapb-defaults"), metav1.GetOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		expectMatchDefaults(storedM.Spec.MatchResources, "MutatingAdmissionPolicyBinding spec.matchResources", false)
 	})
 
 	ginkgo.It("MutatingAdmissionPolicy: failurePolicy unset is stored as Fail, and a mutation that errors denies the request", func(ctx ginkgo.SpecContext) {

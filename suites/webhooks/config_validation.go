@@ -290,16 +290,26 @@ func expectRefusedNaming(err error, what, field, detail string) {
 		what, field, detail, causes)
 }
 
-var admissionPolicyValidation = spec.Spec{
-	ShortName: "AdmissionPolicyValidation",
+var validatingAdmissionPolicyValidation = spec.Spec{
+	ShortName: "ValidatingAdmissionPolicyValidation",
 	Suite:     "webhooks",
-	Description: "ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their bindings that break an " +
-		"admissionregistration.k8s.io/v1 rule (required fields, '*' alone in resourceRules, enumerations, paramRef, " +
-		"validationActions, mutations) are refused with 422 Invalid naming the offending field, and well-formed ones are accepted.",
-	Features: []features.Name{features.ValidatingAdmissionPolicy, features.MutatingAdmissionPolicy},
+	Description: "ValidatingAdmissionPolicies and bindings that break an admissionregistration.k8s.io/v1 rule (required " +
+		"fields, '*' alone in resourceRules, enumerations, paramRef, validationActions) are refused with 422 Invalid " +
+		"naming the offending field, and well-formed ones are accepted.",
+	Features: []features.Name{features.ValidatingAdmissionPolicy},
+	Profile:  spec.Core,
+	Seed:     "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding field validation",
+}
+
+var mutatingAdmissionPolicyValidation = spec.Spec{
+	ShortName: "MutatingAdmissionPolicyValidation",
+	Suite:     "webhooks",
+	Description: "MutatingAdmissionPolicies and bindings that break an admissionregistration.k8s.io/v1 rule (required " +
+		"fields, enumerations, mutations, operations that cannot be mutated) are refused with 422 Invalid naming the " +
+		"offending field, and well-formed ones are accepted.",
+	Features: []features.Name{features.MutatingAdmissionPolicy},
 	Profile:  spec.Extended,
-	Seed: "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, " +
-		"MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding field validation",
+	Seed:     "admissionregistration.k8s.io/v1 MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding field validation",
 }
 
 // policyCase is one policy or binding the apiserver must refuse (field set)
@@ -523,20 +533,32 @@ var policyConfigCases = []policyCase{
 		}),
 }
 
-var _ = harness.Describe(admissionPolicyValidation, func(f *harness.Framework) {
-	for _, tc := range policyConfigCases {
-		verdict := "refused naming " + tc.field
-		if tc.field == "" {
-			verdict = "accepted"
-		}
-		ginkgo.It(fmt.Sprintf("%s with %s: %s", tc.kind, tc.name, verdict), func(ctx ginkgo.SpecContext) {
-			// Dry runs: validation runs, nothing is stored.
-			err := tc.create(ctx, f)
-			if tc.field == "" {
-				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a %s with %s must be accepted", tc.kind, tc.name)
-			} else {
-				expectRefusedNaming(err, fmt.Sprintf("a %s with %s", tc.kind, tc.name), tc.field, tc.detail)
+var (
+	_ = describePolicyValidation(validatingAdmissionPolicyValidation, "ValidatingAdmissionPolicy")
+	_ = describePolicyValidation(mutatingAdmissionPolicyValidation, "MutatingAdmissionPolicy")
+)
+
+// describePolicyValidation declares one case for each policyConfigCases
+// entry whose kind starts with kind (the policy and its binding).
+func describePolicyValidation(s spec.Spec, kind string) bool {
+	return harness.Describe(s, func(f *harness.Framework) {
+		for _, tc := range policyConfigCases {
+			if !strings.HasPrefix(tc.kind, kind) {
+				continue
 			}
-		})
-	}
-})
+			verdict := "refused naming " + tc.field
+			if tc.field == "" {
+				verdict = "accepted"
+			}
+			ginkgo.It(fmt.Sprintf("%s with %s: %s", tc.kind, tc.name, verdict), func(ctx ginkgo.SpecContext) {
+				// Dry runs: validation runs, nothing is stored.
+				err := tc.create(ctx, f)
+				if tc.field == "" {
+					gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a %s with %s must be accepted", tc.kind, tc.name)
+				} else {
+					expectRefusedNaming(err, fmt.Sprintf("a %s with %s", tc.kind, tc.name), tc.field, tc.detail)
+				}
+			})
+		}
+	})
+}
