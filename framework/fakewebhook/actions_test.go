@@ -80,6 +80,12 @@ func TestActionsAnswerInRequestVersion(t *testing.T) {
 			wantReview: &wantReview{allowed: true, apiVersion: "admission.k8s.io/v0"},
 		},
 		{
+			name:       "the other review version",
+			behaviour:  Behaviour{Action: OtherReviewVersion},
+			wantStatus: 200,
+			wantReview: &wantReview{allowed: true, apiVersion: "other"},
+		},
+		{
 			name:       "internal error",
 			behaviour:  Behaviour{Action: InternalError},
 			wantStatus: 500,
@@ -128,7 +134,9 @@ func checkReview(t *testing.T, got reply, version string, uid types.UID, want wa
 		t.Fatalf("answer is not an AdmissionReview: %v (%q)", err, got.body)
 	}
 	wantVersion := version
-	if want.apiVersion != "" {
+	if want.apiVersion == "other" {
+		wantVersion = map[string]string{reviewV1: reviewV1beta1, reviewV1beta1: reviewV1}[version]
+	} else if want.apiVersion != "" {
 		wantVersion = want.apiVersion
 	}
 	if review.APIVersion != wantVersion || review.Kind != "AdmissionReview" {

@@ -44,6 +44,10 @@ const (
 	// WrongAPIVersion answers allowed=true as admission.k8s.io/v0, a
 	// version no apiserver accepts.
 	WrongAPIVersion Action = "WrongAPIVersion"
+	// OtherReviewVersion answers allowed=true in the other AdmissionReview
+	// version the apiserver speaks (v1beta1 to a v1 request, v1 to a
+	// v1beta1 one): a version it decodes, but not the one it asked in.
+	OtherReviewVersion Action = "OtherReviewVersion"
 	// PatchWithoutType answers allowed=true with Behaviour.Patch but no
 	// patchType, which admission.k8s.io/v1 forbids.
 	PatchWithoutType Action = "PatchWithoutType"
@@ -56,7 +60,7 @@ const (
 func knownAction(a Action) bool {
 	switch a {
 	case Allow, Deny, Patch, Hang, CloseConnection, InternalError, Malformed, WrongUID, WrongAPIVersion,
-		PatchWithoutType, PatchTypeWithoutPatch:
+		OtherReviewVersion, PatchWithoutType, PatchTypeWithoutPatch:
 		return true
 	}
 	return false

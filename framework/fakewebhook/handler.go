@@ -118,6 +118,13 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, versio
 			s.writeError(w, call, http.StatusInternalServerError, call.Err)
 			return
 		}
+	case OtherReviewVersion:
+		version = map[string]string{reviewV1: reviewV1beta1, reviewV1beta1: reviewV1}[version]
+		if err := attachPatch(resp, b.Patch); err != nil {
+			call.Err = err.Error()
+			s.writeError(w, call, http.StatusInternalServerError, call.Err)
+			return
+		}
 	case WrongAPIVersion:
 		version = unsupportedReviewV0
 		if err := attachPatch(resp, b.Patch); err != nil {

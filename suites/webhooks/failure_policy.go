@@ -72,6 +72,13 @@ var failureModes = []failureMode{
 		h.Behaviour = fakewebhook.Behaviour{Action: fakewebhook.WrongAPIVersion, Patch: addMutatedKey}
 		return nil
 	}},
+	{"answer in admission.k8s.io/v1beta1 to a v1 request", func(h *harness.Hook) error {
+		// A version the apiserver decodes, but not the one it asked in;
+		// the patch would show the answer was taken.
+		h.Behaviour = fakewebhook.Behaviour{Action: fakewebhook.OtherReviewVersion, Patch: addMutatedKey}
+		h.AdmissionReviewVersions = []string{"v1"}
+		return nil
+	}},
 }
 
 var _ = harness.Describe(failurePolicyEveryFailureMode, func(f *harness.Framework) {

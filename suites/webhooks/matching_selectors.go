@@ -1,8 +1,11 @@
 package webhooks
 
 import (
+	"strings"
+
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -12,12 +15,13 @@ import (
 )
 
 var matchingSelectors = spec.Spec{
-	ShortName:   "MatchingSelectors",
-	Suite:       "webhooks",
-	Description: "namespaceSelector matches on the labels of the object's namespace and objectSelector on the object's own labels; a request must satisfy both.",
-	Features:    []features.Name{features.ValidatingWebhook},
-	Profile:     spec.Core,
-	Seed:        "002 ExternalAdmissionHook: the webhook cares about an operation only where its rules (and scope) match",
+	ShortName: "MatchingSelectors",
+	Suite:     "webhooks",
+	Description: "namespaceSelector matches on the labels of the object's namespace and objectSelector on the object's own labels; a request must satisfy both; " +
+		"objectSelector matches if the object or the old object matches, so a DELETE and an UPDATE removing the label are matched.",
+	Features: []features.Name{features.ValidatingWebhook},
+	Profile:  spec.Core,
+	Seed:     "002 ExternalAdmissionHook: the webhook cares about an operation only where its rules (and scope) match",
 }
 
 var _ = harness.Describe(matchingSelectors, func(f *harness.Framework) {
@@ -61,6 +65,42 @@ var _ = harness.Describe(matchingSelectors, func(f *harness.Framework) {
 			"by-namespace": {"selected-ns-gold", "selected-ns-plain"},
 			"by-object":    {"spec-ns-gold"},
 			"both":         {"selected-ns-gold"},
+		})
+	})
+
+	ginkgo.It("objectSelector on DELETE and UPDATE: the object or the old object matches", func(ctx ginkgo.SpecContext) {
+		gold := &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "gold"}}
+		reg, err := f.RegisterValidating(ctx, "old-object", harness.Hook{Name: "gold", Behaviour: allow(), ObjectSelector: gold,
+			Rules: operationRule("configmaps", admissionregistrationv1.Update, admissionregistrationv1.Delete)})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		stored := map[string]*corev1.ConfigMap{}
+		for _, name := range []string{"deleted-gold", "deleted-plain", "demoted-gold", "promoted-plain"} {
+			cm := subject(f.Namespace)
+			cm.Name = name
+			if strings.HasSuffix(name, "-gold") {
+				cm.Labels["tier"] = "gold"
+			}
+			stored[name], err = f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		}
+		for _, name := range []string{"deleted-gold", "deleted-plain"} {
+			gomega.Expect(f.Client.CoreV1().ConfigMaps(f.Namespace).Delete(ctx, name, metav1.DeleteOptions{})).To(gomega.Succeed())
+		}
+		demoted := stored["demoted-gold"].DeepCopy()
+		delete(demoted.Labels, "tier")
+		_, err = f.Client.CoreV1().ConfigMaps(f.Namespace).Update(ctx, demoted, metav1.UpdateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		promoted := stored["promoted-plain"].DeepCopy()
+		promoted.Labels["tier"] = "gold"
+		_, err = f.Client.CoreV1().ConfigMaps(f.Namespace).Update(ctx, promoted, metav1.UpdateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		expectReach(f, reg, map[string]request{
+			"delete of a gold object":        {"DELETE", "configmaps", f.Namespace, "deleted-gold", ""},
+			"delete of a plain object":       {"DELETE", "configmaps", f.Namespace, "deleted-plain", ""},
+			"update removing the gold label": {"UPDATE", "configmaps", f.Namespace, "demoted-gold", ""},
+			"update adding the gold label":   {"UPDATE", "configmaps", f.Namespace, "promoted-plain", ""},
+		}, map[string][]string{
+			"gold": {"delete of a gold object", "update removing the gold label", "update adding the gold label"},
 		})
 	})
 })
