@@ -63,7 +63,11 @@ func (w WarmUp) node(ctx context.Context, client kubernetes.Interface, name stri
 	for i := 0; ; i++ {
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
-			return fmt.Errorf("%s did not warm up within %s: rejection latencies %v", name, w.Timeout, latencies)
+			// A kubelet that never rejects promptly is the implementation's
+			// fault, not the harness's: the specs that time rejections say so.
+			w.Logger.Info("WARNING: node did not warm up; rejection timings may include its start-up",
+				"node", name, "timeout", w.Timeout, "rejectionLatencies", latencies)
+			return nil
 		}
 		d, err := CreateAndDecide(ctx, client, warmUpPod(name, i), remaining)
 		if d.Pod != nil {
@@ -78,7 +82,11 @@ func (w WarmUp) node(ctx context.Context, client kubernetes.Interface, name stri
 			return fmt.Errorf("%s warm-up: %w", name, err)
 		}
 		if d.Admitted {
-			return fmt.Errorf("%s warm-up: admitted a pod setting an unsafe sysctl it does not allow", name)
+			// A kubelet that runs a pod it must reject is what the node
+			// admission specs are there to report; the run goes on to them.
+			w.Logger.Info("WARNING: node admitted a pod setting an unsafe sysctl it does not allow: its kubelet does not reject pods as it must",
+				"node", name, "pod", d.Pod.Name, "phase", d.Pod.Status.Phase)
+			return nil
 		}
 		latencies = append(latencies, d.Latency)
 		k := len(latencies)
