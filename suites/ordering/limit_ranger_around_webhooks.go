@@ -1,6 +1,8 @@
 package ordering
 
 import (
+	"fmt"
+
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -17,7 +19,7 @@ import (
 var limitRangerAroundWebhooks = spec.Spec{
 	ShortName: "LimitRangerAroundWebhooks",
 	Suite:     "ordering",
-	Description: "LimitRanger's defaults (its mutating phase) are in the object validating webhooks receive, and its " +
+	Description: "LimitRanger's defaults (its mutating phase, ahead of the webhooks) are in the object mutating and validating webhooks receive, and its " +
 		"maximum (its validating phase) is enforced on the limit a mutating webhook wrote.",
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
 	Profile:  spec.Core,
@@ -42,9 +44,15 @@ var _ = harness.Describe(limitRangerAroundWebhooks, func(f *harness.Framework) {
 		return &lr
 	}
 
-	ginkgo.It("applies its defaults before validating webhooks see the pod", func(ctx ginkgo.SpecContext) {
-		lr := setUp(ctx)
-		v, err := f.RegisterValidating(ctx, "validate", harness.Hook{Name: "observe", Rules: pods, Behaviour: allow()})
+	// expectDefaultsSeenBy registers a webhook of phase that observes pods,
+	// creates a pod without resources and checks the webhook saw
+	// LimitRanger's defaults in it.
+	expectDefaultsSeenBy := func(ctx ginkgo.SpecContext, phase fakewebhook.Phase, lr *corev1.LimitRange) {
+		register := f.RegisterValidating
+		if phase == fakewebhook.Mutating {
+			register = f.RegisterMutating
+		}
+		v, err := register(ctx, string(phase), harness.Hook{Name: "observe", Rules: pods, Behaviour: allow()})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 		nonce := newNonce()
@@ -55,18 +63,24 @@ var _ = harness.Describe(limitRangerAroundWebhooks, func(f *harness.Framework) {
 
 		calls, err := requestCalls(ctx, f, nonce, v.Hooks["observe"].Path)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(calls).To(gomega.HaveLen(1), "the validating webhook must be called once")
+		gomega.Expect(calls).To(gomega.HaveLen(1), "the %s webhook must be called once", phase)
 		var seen corev1.Pod
 		gomega.Expect(calls[0].DecodeObject(&seen)).To(gomega.Succeed())
 		limits := lr.Spec.Limits[0]
 		resources := seen.Spec.Containers[0].Resources
 		gomega.Expect(resources.Requests.Cpu().Cmp(limits.DefaultRequest[corev1.ResourceCPU])).To(gomega.BeZero(),
-			"the validating webhook must see LimitRanger's default cpu request %s, saw requests %v",
+			"the %s webhook must see LimitRanger's default cpu request %s, saw requests %v", phase,
 			limits.DefaultRequest.Cpu().String(), resources.Requests)
 		gomega.Expect(resources.Limits.Cpu().Cmp(limits.Default[corev1.ResourceCPU])).To(gomega.BeZero(),
-			"the validating webhook must see LimitRanger's default cpu limit %s, saw limits %v",
+			"the %s webhook must see LimitRanger's default cpu limit %s, saw limits %v", phase,
 			limits.Default.Cpu().String(), resources.Limits)
-	})
+	}
+
+	for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+		ginkgo.It(fmt.Sprintf("applies its defaults before %s webhooks see the pod", phase), func(ctx ginkgo.SpecContext) {
+			expectDefaultsSeenBy(ctx, phase, setUp(ctx))
+		})
+	}
 
 	ginkgo.It("enforces its maximum on the limit a mutating webhook wrote", func(ctx ginkgo.SpecContext) {
 		lr := setUp(ctx)
