@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -20,7 +22,7 @@ import (
 
 type cleanupOptions struct {
 	kubeconfig, context, runID string
-	kind                       bool
+	kind, runGiven             bool
 	timeout                    time.Duration
 }
 
@@ -28,14 +30,18 @@ func newCleanupCommand() *cobra.Command {
 	var o cleanupOptions
 	cmd := &cobra.Command{
 		Use:   "cleanup",
-		Short: "Remove what a killed run left: its objects in a cluster, the kind clusters it created",
-		Long: "cleanup deletes every webhook configuration, admission policy, binding and namespace labelled " +
-			harness.RunLabel + " (of one run with --run, of every run without) from the cluster of --kubeconfig/--context " +
-			"(default loading rules), and waits until the namespaces are gone. With --kind it also deletes the kind " +
-			"clusters runs created and did not delete; --kind alone touches no other cluster.",
+		Short: "Remove what killed runs left: embedded clusters' files, objects in a cluster, kind clusters",
+		Long: "cleanup removes the files (etcd data, keys, kubeconfig) that embedded clusters of runs killed with SIGKILL left " +
+			"in the temp dir ($TMPDIR): the dirs " + embedded.DirPrefix + "* whose run is no longer running; a running run's dir " +
+			"is never touched. Plain 'cleanup' does only that. With --kubeconfig, --context or --run it also deletes every webhook " +
+			"configuration, admission policy, binding and namespace labelled " + harness.RunLabel + " (of one run with --run, " +
+			"of every run without) from that cluster (default loading rules), and waits until the namespaces are gone. With " +
+			"--kind it also deletes the kind clusters runs created and did not delete; --kind alone touches no other cluster.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.Flags().Changed("kubeconfig") || cmd.Flags().Changed("context"))
+			fs := cmd.Flags()
+			o.runGiven = fs.Changed("run")
+			return o.run(cmd.Context(), cmd.OutOrStdout(), fs.Changed("kubeconfig") || fs.Changed("context") || o.runGiven)
 		},
 	}
 	fs := cmd.Flags()
@@ -52,10 +58,33 @@ func (o cleanupOptions) run(ctx context.Context, out io.Writer, clusterGiven boo
 		ctx = context.Background()
 	}
 	if o.timeout <= 0 {
-		return usageError("--timeout must be positive")
+		return usageError("--timeout must be positive, got %s", o.timeout)
+	}
+	var cfg *rest.Config
+	if clusterGiven {
+		if o.runGiven {
+			if err := checkRunID(o.runID); err != nil {
+				return err
+			}
+		}
+		var err error
+		if cfg, err = kubeconfig.New(kubeconfig.WithPath(o.kubeconfig), kubeconfig.WithContext(o.context)).LoadConfig(); err != nil {
+			return usageError("%v", err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+
+	removed, err := embedded.RemoveLeftovers("")
+	for _, l := range removed {
+		fmt.Fprintf(out, "removed the files of a killed run: %s\n", l)
+	}
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if len(removed) == 0 {
+		fmt.Fprintf(out, "no embedded cluster files left by a killed run in %s\n", os.TempDir())
+	}
 	if o.kind {
 		deleted, err := kind.DeleteLeftovers(kind.DefaultLedgerDir())
 		for _, n := range deleted {
@@ -67,13 +96,9 @@ func (o cleanupOptions) run(ctx context.Context, out io.Writer, clusterGiven boo
 		if len(deleted) == 0 {
 			fmt.Fprintln(out, "no kind cluster left by a run")
 		}
-		if !clusterGiven {
-			return nil
-		}
 	}
-	cfg, err := kubeconfig.New(kubeconfig.WithPath(o.kubeconfig), kubeconfig.WithContext(o.context)).LoadConfig()
-	if err != nil {
-		return usageError("%v", err)
+	if cfg == nil {
+		return nil
 	}
 	return sweepCluster(ctx, out, cfg, o.runID)
 }

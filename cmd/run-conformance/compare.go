@@ -29,8 +29,14 @@ Exit codes: 0 no regression, 1 regressions, 2 bad input.`,
 			if output != "text" && output != "json" {
 				return usageError("--output must be text or json, got %q", output)
 			}
-			if th.Relative < 0 || th.Absolute < 0 || th.OfBound < 0 {
-				return usageError("thresholds must not be negative")
+			if err := checkThreshold("--threshold-relative", th.Relative); err != nil {
+				return err
+			}
+			if err := checkThreshold("--threshold-of-bound", th.OfBound); err != nil {
+				return err
+			}
+			if th.Absolute < 0 {
+				return usageError("--threshold-absolute must not be negative, got %s", th.Absolute)
 			}
 			old, cur, err := comparedRuns(args)
 			if err != nil {
@@ -75,7 +81,7 @@ func comparedRuns(args []string) (comparedRun, comparedRun, error) {
 		for i, a := range args {
 			res, file, err := history.Resolve(a)
 			if err != nil {
-				return comparedRun{}, comparedRun{}, usageError("%v", err)
+				return comparedRun{}, comparedRun{}, resolveError([2]string{"OLD", "NEW"}[i], a, err)
 			}
 			runs[i] = comparedRun{res, file}
 		}
@@ -86,7 +92,7 @@ func comparedRuns(args []string) (comparedRun, comparedRun, error) {
 	}
 	runs, err := history.Runs(args[0])
 	if err != nil {
-		return comparedRun{}, comparedRun{}, usageError("%v", err)
+		return comparedRun{}, comparedRun{}, usageError("history dir %s: %v", args[0], oneLine(err.Error()))
 	}
 	if len(runs) < 2 {
 		return comparedRun{}, comparedRun{}, usageError("history dir %s keeps %d run(s); compare needs two", args[0], len(runs))

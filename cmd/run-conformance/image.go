@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,17 @@ func newImageCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return usageError("--output is required")
+			}
+			if info, err := os.Stat(out); err == nil && info.IsDir() {
+				return usageError("--output %s is a directory: give a file name, e.g. %s", out, filepath.Join(out, "harness.tar"))
+			}
+			if info, err := os.Stat(filepath.Dir(out)); err != nil || !info.IsDir() {
+				return usageError("--output %s: its directory %s does not exist: create it first or write elsewhere", out, filepath.Dir(out))
+			}
+			for _, r := range refs {
+				if err := checkImageRef("--ref", r, true); err != nil {
+					return err
+				}
 			}
 			if len(refs) == 0 {
 				refs = []string{DefaultPluginImage}

@@ -36,6 +36,14 @@ func (o *runOptions) validateKind() error {
 	if _, err := kind.ParseTopology(o.Kind.Topology); err != nil {
 		return usageError("--kind-topology: %v", err)
 	}
+	if o.Kind.Image != "" {
+		if err := checkImageRef("--kind-image", o.Kind.Image, false); err != nil {
+			return err
+		}
+	}
+	if err := checkKindClusterName(o.Kind.Cluster); err != nil {
+		return err
+	}
 	return nil
 }
 

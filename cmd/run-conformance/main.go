@@ -2,8 +2,9 @@
 // and runs the admission conformance specs against it.
 //
 // Exit codes: 0 all selected specs passed (compare: no regression), 1 a spec
-// failed (compare: a regression), 2 bad input or a cluster that could not be
-// set up.
+// failed (compare: a regression) or the run was interrupted once specs ran,
+// 2 bad input, a cluster that could not be set up, or a panic outside the
+// specs (a bug).
 package main
 
 import (
@@ -47,7 +48,15 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func run(args []string) int {
+func run(args []string) (code int) {
+	// A panic is a bug in the harness; users get one line, not a trace.
+	// (run recovers its own first, to stop the cluster.)
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintln(os.Stderr, "run-conformance: "+oneLine(fmt.Sprintf("internal error (a bug in run-conformance): %v", r)))
+			code = exitUsage
+		}
+	}()
 	root := newRootCommand()
 	root.SetArgs(args)
 	err := root.Execute()

@@ -70,69 +70,6 @@ func leftovers(t *testing.T, dir string) []string {
 	return left
 }
 
-func TestBadInputIsOneLineExitTwoAndLeavesNothing(t *testing.T) {
-	dir := t.TempDir()
-	badKubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(badKubeconfig, []byte("this: is: not: a kubeconfig"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	unreachable := filepath.Join(dir, "unreachable")
-	if err := os.WriteFile(unreachable, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	badOptions := filepath.Join(dir, "options.yaml")
-	if err := os.WriteFile(badOptions, []byte("provider: embedded\nnoSuchField: 1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"unknown provider", []string{"run", "--provider", "docker"}, `unknown provider "docker"`},
-		{"unknown suite", []string{"run", "--suite", "nope"}, `unknown suite "nope"`},
-		{"unknown feature", []string{"run", "--supported-features", "Teleport"}, `unknown feature "Teleport"`},
-		{"unknown profile", []string{"run", "--profile", "gold"}, `unknown profile "gold"`},
-		{"unknown bound", []string{"run", "--bound", "speed=1s"}, `unknown bound "speed"`},
-		{"unreadable options file", []string{"run", "--options", filepath.Join(dir, "missing.yaml")}, "cannot read options file"},
-		{"options file with unknown field", []string{"run", "--options", badOptions}, "noSuchField"},
-		{"unknown flag", []string{"run", "--frobnicate"}, "unknown flag: --frobnicate"},
-		{"malformed kubeconfig", []string{"run", "--provider", "kubeconfig", "--kubeconfig", badKubeconfig}, "kubeconfig"},
-		{"unreachable cluster", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable}, "does not answer"},
-		{"kubeconfig flag with embedded", []string{"run", "--kubeconfig", unreachable}, "go with --provider kubeconfig"},
-		{"bad apiserver flag", []string{"run", "--apiserver-arg=--bogus"}, "bad kube-apiserver flag"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r := runCLI(t, tc.args...)
-			if r.code != 2 {
-				t.Errorf("exit code %d, want 2; stderr: %s", r.code, r.stderr)
-			}
-			msg := strings.TrimRight(r.stderr, "\n")
-			if strings.Contains(msg, "\n") {
-				t.Errorf("error is not one line:\n%s", msg)
-			}
-			if !strings.Contains(msg, tc.want) {
-				t.Errorf("error %q does not say %q", msg, tc.want)
-			}
-			if left := leftovers(t, r.tmp); len(left) > 0 {
-				t.Errorf("left behind in TMPDIR: %v", left)
-			}
-			// Only a cluster that does not answer gets as far as creating
-			// the report dir (its components.log is the diagnosis).
-			if left := leftovers(t, r.work); len(left) > 0 && tc.name != "unreachable cluster" {
-				t.Errorf("left behind in the working dir: %v", left)
-			}
-		})
-	}
-}
-
 func TestListNeedsNoCluster(t *testing.T) {
 	r := runCLI(t, "list")
 	if r.code != 0 || !strings.Contains(r.stdout, "MutatingBeforeValidating") {

@@ -163,6 +163,15 @@ func (o *runOptions) validate() error {
 			return usageError("%v", err)
 		}
 	}
+	if err := checkLabelFilter("--label-filter", o.LabelFilter); err != nil {
+		return err
+	}
+	if err := checkRegexps("--focus", o.Focus); err != nil {
+		return err
+	}
+	if err := checkRegexps("--skip", o.Skip); err != nil {
+		return err
+	}
 	if _, err := features.Parse(o.SupportedFeatures); err != nil {
 		return usageError("--supported-features: %v", err)
 	}
@@ -205,8 +214,13 @@ func (o *runOptions) validate() error {
 	if err := o.validateReferenceInitializers(); err != nil {
 		return err
 	}
-	if o.ReportDir == "" {
-		return usageError("--report-dir must not be empty")
+	if err := checkOutputDir("--report-dir", o.ReportDir); err != nil {
+		return err
+	}
+	if o.History != "" {
+		if err := checkHistoryDir("--history", o.History); err != nil {
+			return err
+		}
 	}
 	if _, err := implementationOrNil(o.Implementation); err != nil {
 		return err
@@ -217,6 +231,11 @@ func (o *runOptions) validate() error {
 			return err
 		}
 		o.rerunFilter = filter
+	}
+	// Labels select as Ginkgo will (focus and skip, which match texts only
+	// the run knows, are left to it).
+	if !o.mayRun(func(spec.Spec) bool { return true }) {
+		return usageError("no spec matches the selection (--suite, --profile, --label-filter, --rerun-failed): see 'run-conformance list' for the specs and their labels")
 	}
 	return nil
 }

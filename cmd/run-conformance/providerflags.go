@@ -21,6 +21,9 @@ func (o *runOptions) validateProviderFlags() error {
 		if o.WebhookHost != "" {
 			return usageError("--plugin-image and --webhook-host are two ways to reach the fake webhooks: give one")
 		}
+		if err := checkImageRef("--plugin-image", o.PluginImage, false); err != nil {
+			return err
+		}
 	}
 	if o.WebhookHost != "" {
 		if o.Provider != kubeconfig.Name {

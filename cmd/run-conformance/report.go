@@ -31,10 +31,19 @@ over a history dir. The run itself is not kept in the history.`,
 			}
 			res, file, err := history.Resolve(args[0])
 			if err != nil {
-				return usageError("%v", err)
+				return resolveError("RESULTS", args[0], err)
 			}
 			if reportDir == "" {
 				reportDir = filepath.Dir(file)
+			}
+			// Nothing is written unless all of it can be.
+			if err := checkOutputDir("--report-dir", reportDir); err != nil {
+				return err
+			}
+			if historyDir != "" {
+				if _, err := history.Runs(historyDir); err != nil {
+					return usageError("--history %s: %v (give a history dir written by run --history)", historyDir, oneLine(err.Error()))
+				}
 			}
 			rs := reportSet{dir: reportDir, implementation: stated, trendsFrom: historyDir}
 			rep, err := rs.write(res)

@@ -11,6 +11,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // reportFiles are what every run leaves in its report dir, besides
@@ -40,6 +41,8 @@ func (rs reportSet) write(res results.Results) (report.ConformanceReport, error)
 	if _, err := results.Write(rs.dir, res); err != nil {
 		return rep, fmt.Errorf("cannot write results: %w", err)
 	}
+	testhook.Panic(testhook.Report)
+	testhook.Pause(testhook.Report)
 	if _, err := report.Write(rs.dir, rep); err != nil {
 		return rep, fmt.Errorf("cannot write %s: %w", report.FileName, err)
 	}

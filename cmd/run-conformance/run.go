@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
-	"syscall"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -44,9 +45,31 @@ func newRunCommand() *cobra.Command {
 	return cmd
 }
 
-func runConformance(out io.Writer, o runOptions) error {
+func runConformance(out io.Writer, o runOptions) (err error) {
 	claimed, _ := features.Parse(o.SupportedFeatures) // validated in load
 	impl, _ := implementationOrNil(o.Implementation)  // validated in load
+
+	// From here on SIGINT, SIGTERM and SIGHUP stop the run in order (see
+	// interrupts); restoreStderr is set once stderr goes to components.log.
+	var restoreStderr atomic.Pointer[func()]
+	var specsStarted atomic.Bool
+	sig := watchInterrupts(func(s os.Signal) {
+		if restore := restoreStderr.Load(); restore != nil {
+			(*restore)()
+		}
+		removed := embedded.RemoveOwn("")
+		fmt.Fprintf(os.Stderr, "run-conformance: interrupted a third time (%s): exiting now without stopping the cluster in order; "+
+			"removed its files (%d dir(s)); run 'run-conformance cleanup' for what another provider's cluster kept\n", signalName(s), len(removed))
+		if specsStarted.Load() {
+			os.Exit(exitFailed)
+		}
+		os.Exit(exitUsage)
+	})
+	defer sig.stop()
+
+	// Runs killed with SIGKILL leave their embedded cluster's files: the
+	// next run, of any provider, removes those whose process is gone.
+	removeLeftovers(out)
 	if o.rerunFailed != "" && o.rerunFilter == "" {
 		fmt.Fprintf(out, "nothing failed in %s: nothing to rerun\n", o.rerunFailed)
 		return nil
@@ -70,23 +93,70 @@ func runConformance(out io.Writer, o runOptions) error {
 	screen := terminal(out)
 	out = io.MultiWriter(out, runLog)
 	logs.RedirectComponents(componentLog)
-	restoreStderr, err := logs.CaptureStderr(componentLog)
+	restore, err := logs.CaptureStderr(componentLog)
 	if err != nil {
 		return usageError("cannot redirect component output: %v", err)
 	}
-	defer restoreStderr()
+	var restoreOnce sync.Once
+	restoreOnceFn := func() { restoreOnce.Do(restore) }
+	restoreStderr.Store(&restoreOnceFn)
+	defer restoreOnceFn()
 	logger := progressLogger(out)
 
+	// A panic outside the specs (Ginkgo catches theirs) is a bug in the
+	// harness: it becomes an error naming what the run was doing, after the
+	// cluster is stopped and its files removed.
+	var env *harness.Env
+	stage := "cluster start-up"
+	closeEnv := func() error {
+		e := env
+		env = nil
+		if e == nil {
+			return nil
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				// Stop the cluster all the same (a second Stop does
+				// nothing), then report the panic.
+				if e.Cluster != nil {
+					_ = e.Cluster.Stop(context.Background())
+				}
+				panic(r)
+			}
+		}()
+		return e.Close(context.Background())
+	}
+	defer func() {
+		r := recover()
+		if r != nil {
+			fmt.Fprintf(componentLog, "run-conformance: panic during %s: %v\n%s", stage, r, debug.Stack())
+		}
+		if env != nil {
+			stage = "tear-down after a panic"
+			func() {
+				defer func() { _ = recover() }()
+				_ = closeEnv()
+			}()
+		}
+		if r != nil {
+			err = usageError("internal error (a bug in run-conformance) during %s: %v; the cluster was stopped and its files removed (stack in %s)",
+				stage, r, componentLog.Name())
+		}
+	}()
+
 	provider := newProvider(o, componentLog, logger)
-	// An interrupt during start-up cancels it (and rolls it back); once specs
-	// run, Ginkgo handles interrupts itself and still runs every cleanup.
-	bootCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	started := time.Now()
 	fmt.Fprintf(out, "starting %s cluster...\n", provider.Name())
-	env, err := harness.Boot(bootCtx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger,
+	env, err = harness.Boot(sig.ctx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger,
 		ReferenceInitializers: o.referenceInitializers()})
-	stopSignals()
+	if s := sig.received(); s != nil {
+		_ = closeEnv()
+		return usageError("interrupted by %s during cluster start-up: start-up stopped and its files removed", signalName(s))
+	}
 	if err != nil {
+		if bound := o.Bounds.ClusterStart.Duration; time.Since(started) >= bound {
+			err = fmt.Errorf("%w; start-up ran out of its clusterStart bound, %s (raise it with --bound clusterStart=DURATION)", err, bound)
+		}
 		if provider.Name() == embedded.Name {
 			return usageError("cluster set-up failed: %v (component output: %s)", err, componentLog.Name())
 		}
@@ -105,11 +175,17 @@ func runConformance(out io.Writer, o runOptions) error {
 		runOpts.Progress, runOpts.GinkgoOutput = runLog, runLog
 		runOpts.Live, runOpts.LiveWidth = screen, terminalWidth(screen)
 	}
+	stage = "the specs"
+	specsStarted.Store(true)
+	sig.runningSpecs(true)
 	res := runner.Run(&cliT{}, env, runOpts)
+	sig.runningSpecs(false)
 
+	stage = "tear-down"
 	stopping := time.Now()
-	closeErr := env.Close(context.Background())
+	closeErr := closeEnv()
 	fmt.Fprintf(out, "\ncluster stopped in %.1fs\n", time.Since(stopping).Seconds())
+	stage = "report writing"
 	reports := reportSet{dir: o.ReportDir, implementation: impl, keep: o.History, trendsFrom: o.History, runLog: runLog}
 	rep, err := reports.write(res)
 	if err != nil {
@@ -123,6 +199,10 @@ func runConformance(out io.Writer, o runOptions) error {
 	if closeErr != nil {
 		return usageError("tear-down failed: %v", closeErr)
 	}
+	if sig := sig.received(); sig != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("interrupted by %s: the run stopped early, the cluster was stopped and its files removed; what ran is in %s",
+			signalName(sig), filepath.Join(o.ReportDir, runLogName))}
+	}
 	if s.Failed > 0 {
 		return &exitError{code: exitFailed, err: fmt.Errorf("%d spec case(s) failed (details in %s and %s)", s.Failed,
 			filepath.Join(o.ReportDir, runLogName), filepath.Join(o.ReportDir, htmlreport.FileName))}
@@ -131,6 +211,18 @@ func runConformance(out io.Writer, o runOptions) error {
 		return usageError("no spec matched the selection (see 'run-conformance list')")
 	}
 	return nil
+}
+
+// removeLeftovers removes the embedded clusters' files that runs killed
+// with SIGKILL left in the temp dir, saying what it removed.
+func removeLeftovers(out io.Writer) {
+	removed, err := embedded.RemoveLeftovers("")
+	for _, l := range removed {
+		fmt.Fprintf(out, "removed the files of a killed run: %s\n", l)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "warning: %v\n", err)
+	}
 }
 
 // selected counts the cases the selection let run (the results also list

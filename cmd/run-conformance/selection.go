@@ -12,7 +12,7 @@ import (
 // mayRun reports whether the selection (suites, profiles, label filters,
 // --rerun-failed) can include a spec that want accepts. Focus and skip only
 // narrow a selection, so they are left out. A label filter that does not
-// parse counts as including everything: the run reports it itself.
+// parse (validate rejects it first) counts as including everything.
 func (o *runOptions) mayRun(want func(spec.Spec) bool) bool {
 	filter := runner.AndFilters(o.LabelFilter, o.rerunFilter)
 	matches := func([]string) bool { return true }

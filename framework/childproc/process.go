@@ -91,6 +91,20 @@ func (p *Process) ExitError() error {
 	return fmt.Errorf("%s exited (%v); last output: %s", p.name, p.err, p.tail.String())
 }
 
+// ExitStatus says how the child ended ("exit status 2", "signal: killed"),
+// or "" while it runs.
+func (p *Process) ExitStatus() string {
+	select {
+	case <-p.done:
+	default:
+		return ""
+	}
+	if p.err == nil {
+		return "exit status 0"
+	}
+	return p.err.Error()
+}
+
 // Stop asks the child to end (SIGTERM), kills it after grace, and waits
 // until it is reaped. It is safe to call more than once.
 func (p *Process) Stop(grace time.Duration) error {

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // Labels the harness puts on everything it creates, so a sweep can find it.
@@ -79,6 +82,12 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	}
 	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: newRunID()}
 	defer func() {
+		// A panic here is a bug; it must still stop what started.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("harness set-up: panic: %v", r)
+			// The CLI sends stderr to components.log while it runs.
+			fmt.Fprintf(os.Stderr, "%v\n%s", err, debug.Stack())
+		}
 		if err != nil {
 			_ = env.Close(context.Background())
 		}
@@ -88,6 +97,7 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if env.Cluster, err = cfg.Provider.Start(startCtx); err != nil {
 		return nil, err
 	}
+	testhook.Panic(testhook.Boot)
 	client, err := kubernetes.NewForConfig(env.Cluster.RESTConfig())
 	if err != nil {
 		return nil, err

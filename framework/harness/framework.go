@@ -64,6 +64,9 @@ func (f *Framework) setUp(ctx context.Context) error {
 		ginkgo.Skip(results.NotSupportedPrefix + "needs features " + joinNames(missing) +
 			" (the cluster does not declare them; claim them with --supported-features)")
 	}
+	if err := env.deadNodes(f.Spec); err != nil {
+		return err
+	}
 	f.Env, f.Bounds = env, env.Bounds
 	f.Config = env.Cluster.RESTConfig()
 	f.Replicas = env.Cluster.ReplicaConfigs()

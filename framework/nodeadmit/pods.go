@@ -66,10 +66,22 @@ func DeletePods(ctx context.Context, f *harness.Framework) error {
 // decision. The case's namespace has its default ServiceAccount already
 // (harness.Describe sees to it), without which the apiserver refuses pods.
 func Decide(ctx context.Context, f *harness.Framework, pod *corev1.Pod) (nodes.Decision, error) {
+	// A node that dies fails the wait at once, naming it.
+	ctx, stop := f.Env.WatchNode(ctx, pod.Spec.NodeName)
+	defer stop()
 	if err := useLocalImage(ctx, f, pod); err != nil {
+		if died := f.Env.DeadNode(pod.Spec.NodeName); died != nil {
+			return nodes.Decision{}, died
+		}
 		return nodes.Decision{}, err
 	}
-	return nodes.CreateAndDecide(ctx, f.Client, pod, f.Bounds.ObjectState.Duration)
+	d, err := nodes.CreateAndDecide(ctx, f.Client, pod, f.Bounds.ObjectState.Duration)
+	if err != nil {
+		if died := f.Env.DeadNode(pod.Spec.NodeName); died != nil {
+			return d, died
+		}
+	}
+	return d, err
 }
 
 // useLocalImage replaces Image by a pause image the pod's node lists among

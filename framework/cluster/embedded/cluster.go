@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // Cluster is a running embedded cluster.
@@ -94,34 +96,49 @@ func (c *Cluster) AuditLogPaths() []string {
 
 // Stop stops the components in reverse order of start and removes the temp
 // dir. Components that never started are skipped, so Start uses Stop to roll
-// back.
+// back. A component whose stop panics does not keep the others running or
+// the dir in place: the panic becomes Stop's error.
 func (c *Cluster) Stop(context.Context) error {
 	c.stopOnce.Do(func() {
-		nodesErr := c.stopNodes()
+		var errs []error
+		step := func(name string, stop func()) {
+			defer func() {
+				if r := recover(); r != nil {
+					errs = append(errs, fmt.Errorf("embedded: stop %s: panic: %v", name, r))
+				}
+			}()
+			stop()
+		}
+		step("nodes", func() {
+			if err := c.stopNodes(); err != nil {
+				errs = append(errs, err)
+			}
+		})
 		if c.controllers != nil {
-			c.controllers.stop()
+			step("kube-controller-manager", c.controllers.stop)
 		}
 		if c.scheduler != nil {
-			c.scheduler.stop()
+			step("kube-scheduler", c.scheduler.stop)
 		}
 		if c.lb != nil {
-			c.lb.stop()
+			step("load balancer", c.lb.stop)
 		}
 		for i := len(c.apiservers) - 1; i >= 0; i-- {
-			c.apiservers[i].stop()
+			step(fmt.Sprintf("kube-apiserver[%d]", i), c.apiservers[i].stop)
 		}
 		for _, d := range c.delays {
-			d.stop()
+			step("etcd delay proxy", d.stop)
 		}
 		if c.etcd != nil {
-			c.etcd.stop()
+			step("etcd", func() {
+				c.etcd.stop()
+				testhook.Panic(testhook.EmbeddedStop)
+			})
 		}
 		if err := os.RemoveAll(c.dir); err != nil {
-			c.stopErr = fmt.Errorf("embedded: remove %s: %w", c.dir, err)
+			errs = append(errs, fmt.Errorf("embedded: remove %s: %w", c.dir, err))
 		}
-		if nodesErr != nil {
-			c.stopErr = nodesErr
-		}
+		c.stopErr = errors.Join(errs...)
 	})
 	return c.stopErr
 }

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"runtime/debug"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -18,6 +18,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/audit"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // Name is the provider's name on the command line.
@@ -59,21 +60,30 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		return nil, fmt.Errorf("embedded: create temp dir: %w", err)
 	}
 	c := &Cluster{dir: dir, apiserverCount: o.apiservers}
+	// step is what is starting now, for the error a panic becomes: a panic
+	// in start-up code is a bug, but it must still roll back the start.
+	step := "owner file"
 	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(o.componentLog, "embedded: panic while starting %s: %v\n%s", step, r, debug.Stack())
+			err = fmt.Errorf("embedded: start %s: panic: %v", step, r)
+		}
 		if err != nil {
 			_ = c.Stop(context.Background())
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+	if err := writeOwner(dir); err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
 	log := o.logger
 	started := time.Now()
 
+	step = "certificates"
 	files, err := writePKI(dir)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: certificates: %w", err)
 	}
+	step = "etcd"
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embedded: start etcd: %w", err)
 	}
@@ -89,6 +99,10 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	}
 	for i := 0; i < o.apiservers; i++ {
 		name := fmt.Sprintf("kube-apiserver[%d]", i)
+		step = name
+		if i == 0 {
+			testhook.Panic(testhook.EmbeddedStart)
+		}
 		auditLog := filepath.Join(dir, fmt.Sprintf("audit-%d.log", i))
 		flags := append(apiserverFlags(files, auditLog), o.apiserverArgs...)
 		tb := &componentTB{name: name, tempDir: dir, log: o.componentLog}
@@ -114,6 +128,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 
 	c.config = c.replicas[0]
 	if len(c.replicas) > 1 {
+		step = "load balancer"
 		backends := make([]string, len(c.apiservers))
 		for i, a := range c.apiservers {
 			backends[i] = hostPort(a.host)
@@ -124,6 +139,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		c.config = rest.CopyConfig(baseConfig)
 		c.config.Host = "https://" + c.lb.address()
 	}
+	step = "kubeconfig"
 	kubeconfig := filepath.Join(dir, "admin.kubeconfig")
 	if err := writeKubeconfig(kubeconfig, c.config.Host, files); err != nil {
 		return nil, fmt.Errorf("embedded: write kubeconfig: %w", err)
@@ -136,24 +152,33 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		err  error
 	}
 	results := make(chan result, 2)
+	// A panic in these goroutines would end the process: each becomes the
+	// goroutine's error.
+	recovered := func(name string, err *error) {
+		if r := recover(); r != nil {
+			fmt.Fprintf(o.componentLog, "embedded: panic while starting %s: %v\n%s", name, r, debug.Stack())
+			*err = fmt.Errorf("panic: %v", r)
+		}
+		results <- result{name, *err}
+	}
 	go func() {
 		var err error
+		defer recovered("kube-scheduler", &err)
 		if !o.noScheduler {
 			c.scheduler, err = startScheduler(ctx, kubeconfig)
 		}
-		results <- result{"kube-scheduler", err}
 	}()
 	go func() {
 		var err error
+		defer recovered("kube-controller-manager", &err)
 		if !o.noControllers {
 			client, cerr := kubernetes.NewForConfig(c.config)
 			if cerr != nil {
-				results <- result{"kube-controller-manager", cerr}
+				err = cerr
 				return
 			}
 			c.controllers, err = startControllerManager(ctx, kubeconfig, client, o.poll, o.startTimeout)
 		}
-		results <- result{"kube-controller-manager", err}
 	}()
 	var firstErr error
 	for i := 0; i < 2; i++ {
@@ -165,6 +190,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		return nil, firstErr
 	}
 	c.scheduled, c.controlled = !o.noScheduler, !o.noControllers
+	step = "nodes"
 	if err := c.startNodes(ctx, o, files); err != nil {
 		return nil, fmt.Errorf("embedded: start nodes: %w", err)
 	}

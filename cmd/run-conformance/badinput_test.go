@@ -1,0 +1,343 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+// runCLIIn runs the CLI with args, TMPDIR tmp and working dir work, and the
+// extra environment env.
+func runCLIIn(t *testing.T, tmp, work string, env []string, args ...string) cliResult {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = work
+	cmd.Env = append(append(os.Environ(), asMain+"=1", "TMPDIR="+tmp), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String(), tmp: tmp, work: work}
+}
+
+// snapshot lists every file and dir below root with its size, mode and
+// modification time, to see that nothing changed.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		out[rel] = fmt.Sprintf("%d %s %s", info.Size(), info.Mode(), info.ModTime().Format(time.RFC3339Nano))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func diffSnapshots(before, after map[string]string) []string {
+	var diff []string
+	for p, v := range before {
+		if w, ok := after[p]; !ok {
+			diff = append(diff, "removed "+p)
+		} else if w != v {
+			diff = append(diff, "changed "+p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			diff = append(diff, "created "+p)
+		}
+	}
+	sort.Strings(diff)
+	return diff
+}
+
+// Run dirs of embedded clusters, as runs leave them: one whose run died (a
+// pid no process has), one whose run is alive (this test).
+const (
+	deadRunDir = embedded.DirPrefix + "dead"
+	liveRunDir = embedded.DirPrefix + "live"
+)
+
+func writeRunDirs(t *testing.T, tmp string) {
+	t.Helper()
+	for dir, pid := range map[string]int{deadRunDir: 1<<22 + 1, liveRunDir: os.Getpid()} {
+		if err := os.MkdirAll(filepath.Join(tmp, dir, "etcd"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, dir, "owner.pid"), []byte(fmt.Sprint(pid)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, dir, "etcd", "db"), bytes.Repeat([]byte{1}, 4096), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestEveryBadInputIsOneLineExitTwoAndStartsNothing: every kind of bad
+// input, to every command, is refused before anything starts: exit 2, one
+// line on stderr naming what is wrong, nothing on stdout, and TMPDIR (which
+// holds a dead run's dir and a live one's), the working dir and the input
+// files exactly as they were. A bad input does not even clean up.
+func TestEveryBadInputIsOneLineExitTwoAndStartsNothing(t *testing.T) {
+	in := t.TempDir()
+	file := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(in, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	resultsFile := func(name string, specs ...results.Spec) string {
+		t.Helper()
+		dir := filepath.Join(in, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path, err := results.Write(dir, results.Results{APIVersion: results.APIVersion, Kind: results.Kind, Specs: specs,
+			StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	aFile := file("a-file", "not a directory\n")
+	emptyDir := filepath.Join(in, "empty-dir")
+	if err := os.Mkdir(emptyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	malformedKubeconfig := file("kubeconfig-malformed", "this: is: not: a kubeconfig")
+	unreachable := file("kubeconfig-unreachable", `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`)
+	unknownField := file("options-unknown-field.yaml", "provider: embedded\nnoSuchField: 1\n")
+	notYAML := file("options-not-yaml.yaml", ":::: [\n")
+	wrongType := file("options-wrong-type.yaml", "apiservers: many\n")
+	badFilterInFile := file("options-bad-filter.yaml", "labelFilter: \"(((\"\n")
+	badFocusInFile := file("options-bad-focus.yaml", "focus: [\"(\"]\n")
+	corrupt := file("corrupt/results.json", "{")
+	passed := resultsFile("passed", results.Spec{ShortName: "MutatingBeforeValidating", Suite: "ordering", Profile: "core", State: results.Passed})
+	unknownSpec := resultsFile("unknown-spec", results.Spec{ShortName: "NoSuchSpec", Suite: "ordering", Profile: "core", State: results.Failed})
+	outsideSpecs := resultsFile("outside-specs", results.Spec{ShortName: "BeforeSuite", State: results.Failed})
+	corruptHistory := filepath.Join(in, "history-corrupt")
+	file("history-corrupt/2026-01-02T03-04-05Z/results.json", "{")
+	missing := filepath.Join(in, "missing")
+	statedImplementation := []string{"--implementation-organization", "o", "--implementation-project", "p", "--implementation-version", "v1"}
+	digest := "sha256:" + strings.Repeat("0", 64)
+
+	cases := []struct {
+		name string
+		args []string
+		want string // the bad thing, named in the error
+	}{
+		// run: selection
+		{"unknown suite", []string{"run", "--suite", "nope"}, `unknown suite "nope"`},
+		{"unknown profile", []string{"run", "--profile", "gold"}, `unknown profile "gold"`},
+		{"unknown feature", []string{"run", "--supported-features", "Teleport"}, `unknown feature "Teleport"`},
+		{"label filter unbalanced", []string{"run", "--label-filter", "((("}, `--label-filter "((("`},
+		{"label filter dangling operator", []string{"run", "--label-filter", "suite:ordering &&"}, `--label-filter "suite:ordering &&"`},
+		{"label filter bad regexp", []string{"run", "--label-filter", "/[/"}, `--label-filter "/[/"`},
+		{"label filter tripled bar", []string{"run", "--label-filter", "spec:A ||| spec:B"}, `--label-filter "spec:A ||| spec:B"`},
+		{"label filter selects nothing", []string{"run", "--label-filter", "spec:NoSuchSpec"}, "no spec matches the selection"},
+		{"suite and profile select nothing", []string{"run", "--suite", "nodeadmit", "--profile", "core"}, "no spec matches the selection"},
+		{"focus not a regexp", []string{"run", "--focus", "("}, `--focus "("`},
+		{"second focus not a regexp", []string{"run", "--focus", "Mutating", "--focus", "a**"}, `--focus "a**"`},
+		{"skip not a regexp", []string{"run", "--skip", "[z-a]"}, `--skip "[z-a]"`},
+		// run: bounds
+		{"unknown bound", []string{"run", "--bound", "speed=1s"}, `unknown bound "speed"`},
+		{"bound without a value", []string{"run", "--bound", "webhookReady"}, `"webhookReady"`},
+		{"bound not a duration", []string{"run", "--bound", "webhookReady=fast"}, `"fast"`},
+		{"negative bound", []string{"run", "--bound", "clusterStart=-1s"}, "clusterStart"},
+		// run: options file
+		{"unreadable options file", []string{"run", "--options", missing}, "cannot read options file"},
+		{"options file is a dir", []string{"run", "--options", emptyDir}, "cannot read options file"},
+		{"options file with unknown field", []string{"run", "--options", unknownField}, "noSuchField"},
+		{"options file not YAML", []string{"run", "--options", notYAML}, filepath.Base(notYAML)},
+		{"options file wrong type", []string{"run", "--options", wrongType}, "apiservers"},
+		{"options file bad label filter", []string{"run", "--options", badFilterInFile}, `"((("`},
+		{"options file bad focus", []string{"run", "--options", badFocusInFile}, `--focus "("`},
+		// run: flags and arguments
+		{"unknown flag", []string{"run", "--frobnicate"}, "unknown flag: --frobnicate"},
+		{"argument", []string{"run", "extra"}, `"extra"`},
+		{"unknown provider", []string{"run", "--provider", "docker"}, `unknown provider "docker"`},
+		{"no apiservers", []string{"run", "--apiservers", "0"}, "--apiservers"},
+		{"apiservers not a number", []string{"run", "--apiservers", "x"}, `invalid argument "x" for "--apiservers"`},
+		{"negative nodes", []string{"run", "--nodes", "-1"}, "--nodes"},
+		{"bad apiserver flag", []string{"run", "--apiserver-arg=--bogus"}, "bad kube-apiserver flag"},
+		{"etcd delay of a missing replica", []string{"run", "--etcd-delay", "1=2s"}, "replica 1"},
+		{"etcd delay malformed", []string{"run", "--etcd-delay", "foo"}, `"foo"`},
+		{"unknown node fault", []string{"run", "--node-fault", "bogus"}, `"bogus"`},
+		{"unknown initializers fault", []string{"run", "--reference-initializers-fault", "bogus"}, `"bogus"`},
+		// run: files and dirs
+		{"rerun-failed missing", []string{"run", "--rerun-failed", missing}, "--rerun-failed"},
+		{"rerun-failed corrupt", []string{"run", "--rerun-failed", corrupt}, "not a results.json"},
+		{"rerun-failed unknown spec", []string{"run", "--rerun-failed", unknownSpec}, "NoSuchSpec"},
+		{"rerun-failed outside specs", []string{"run", "--rerun-failed", outsideSpecs}, "failed outside any spec"},
+		{"empty report dir", []string{"run", "--report-dir", ""}, "--report-dir"},
+		{"report dir is a file", []string{"run", "--report-dir", aFile}, "--report-dir " + aFile},
+		{"report dir below a file", []string{"run", "--report-dir", filepath.Join(aFile, "sub")}, "--report-dir " + filepath.Join(aFile, "sub")},
+		{"history is a file", []string{"run", "--history", aFile}, "--history " + aFile},
+		{"history with a corrupt run", []string{"run", "--history", corruptHistory}, "--history " + corruptHistory},
+		{"implementation url not http", append([]string{"run", "--implementation-url", "ftp://x"}, statedImplementation...), "ftp://x"},
+		{"implementation incomplete", []string{"run", "--implementation-project", "p"}, "implementation"},
+		// run: providers
+		{"kubeconfig flag with embedded", []string{"run", "--kubeconfig", unreachable}, "go with --provider kubeconfig"},
+		{"malformed kubeconfig", []string{"run", "--provider", "kubeconfig", "--kubeconfig", malformedKubeconfig}, malformedKubeconfig},
+		{"missing kubeconfig", []string{"run", "--provider", "kubeconfig", "--kubeconfig", missing}, missing},
+		{"unknown context", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--context", "nope"}, `"nope"`},
+		{"webhook host not an IP", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-host", "nope"}, `"nope"`},
+		{"plugin image with embedded", []string{"run", "--plugin-image", "example.test/h:v1"}, "--plugin-image"},
+		{"plugin image not a reference", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "Bad Ref!"}, `--plugin-image "Bad Ref!"`},
+		{"plugin image with a bad digest", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "x@sha256:zz"}, `--plugin-image "x@sha256:zz"`},
+		{"plugin image and webhook host", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "x:1", "--webhook-host", "10.0.0.1"}, "give one"},
+		{"kind image not a reference", []string{"run", "--provider", "kind", "--kind-image", "kindest/node:v1..x:y"}, `--kind-image "kindest/node:v1..x:y"`},
+		{"kind topology unknown", []string{"run", "--provider", "kind", "--kind-topology", "star"}, `"star"`},
+		{"kind cluster name", []string{"run", "--provider", "kind", "--kind-cluster", "Bad_Name"}, `--kind-cluster "Bad_Name"`},
+		{"kind flag with embedded", []string{"run", "--kind-topology", "ha"}, "go with --provider kind"},
+		{"apiservers with kind", []string{"run", "--provider", "kind", "--apiservers", "3"}, "go with --provider embedded"},
+		// list
+		{"list output", []string{"list", "--output", "yaml"}, `"yaml"`},
+		{"list features and contract", []string{"list", "--features", "--contract"}, "--features and --contract"},
+		{"list markdown alone", []string{"list", "--markdown"}, "--markdown"},
+		{"list argument", []string{"list", "extra"}, `"extra"`},
+		// compare
+		{"compare nothing", []string{"compare"}, "received 0"},
+		{"compare three", []string{"compare", passed, passed, passed}, "received 3"},
+		{"compare missing", []string{"compare", missing, passed}, "OLD " + missing},
+		{"compare corrupt", []string{"compare", passed, corrupt}, "NEW " + corrupt},
+		{"compare one file", []string{"compare", aFile}, aFile},
+		{"compare empty history", []string{"compare", emptyDir}, "keeps 0 run(s)"},
+		{"compare negative threshold", []string{"compare", "--threshold-relative", "-1", passed, passed}, "--threshold-relative"},
+		{"compare NaN threshold", []string{"compare", "--threshold-of-bound", "NaN", passed, passed}, "--threshold-of-bound"},
+		{"compare negative duration", []string{"compare", "--threshold-absolute", "-1s", passed, passed}, "--threshold-absolute"},
+		{"compare output", []string{"compare", "--output", "xml", passed, passed}, `"xml"`},
+		// report
+		{"report nothing", []string{"report"}, "received 0"},
+		{"report missing", []string{"report", missing}, "RESULTS " + missing},
+		{"report dir is a file", []string{"report", passed, "--report-dir", aFile}, "--report-dir " + aFile},
+		{"report history is a file", []string{"report", passed, "--history", aFile}, "--history " + aFile},
+		{"report implementation", append([]string{"report", passed, "--implementation-url", "ftp://x"}, statedImplementation...), "ftp://x"},
+		// cleanup
+		{"cleanup timeout", []string{"cleanup", "--timeout", "0"}, "--timeout"},
+		{"cleanup missing kubeconfig", []string{"cleanup", "--kubeconfig", missing}, missing},
+		{"cleanup unknown context", []string{"cleanup", "--kubeconfig", unreachable, "--context", "nope"}, `"nope"`},
+		{"cleanup run ID", []string{"cleanup", "--run", "not a label!"}, `--run "not a label!"`},
+		{"cleanup argument", []string{"cleanup", "extra"}, `"extra"`},
+		// image
+		{"image without output", []string{"image"}, "--output"},
+		{"image output in a missing dir", []string{"image", "-o", filepath.Join(missing, "x.tar")}, missing},
+		{"image output is a dir", []string{"image", "-o", emptyDir}, emptyDir},
+		{"image ref not a reference", []string{"image", "-o", filepath.Join(in, "x.tar"), "--ref", "Bad Ref"}, `--ref "Bad Ref"`},
+		{"image ref without tag", []string{"image", "-o", filepath.Join(in, "x.tar"), "--ref", "example.test/h"}, `--ref "example.test/h" needs a tag`},
+		{"image ref with digest", []string{"image", "-o", filepath.Join(in, "x.tar"), "--ref", "example.test/h:v1@" + digest}, "needs a tag and no digest"},
+		// version and the root
+		{"version argument", []string{"version", "extra"}, `"extra"`},
+		{"version flag", []string{"version", "--bogus"}, "--bogus"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown root flag", []string{"--bogus"}, "--bogus"},
+	}
+	if len(cases) < 40 {
+		t.Fatalf("only %d bad inputs", len(cases))
+	}
+	inputs := snapshot(t, in)
+	started := time.Now()
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				tmp, work := t.TempDir(), t.TempDir()
+				writeRunDirs(t, tmp)
+				before := snapshot(t, tmp)
+				r := runCLIIn(t, tmp, work, nil, tc.args...)
+				if r.code != 2 {
+					t.Errorf("exit code %d, want 2; stderr: %s", r.code, r.stderr)
+				}
+				if !strings.HasPrefix(r.stderr, "run-conformance: ") || !strings.HasSuffix(r.stderr, "\n") || strings.Count(r.stderr, "\n") != 1 {
+					t.Errorf("stderr is not one line:\n%s", r.stderr)
+				}
+				if !strings.Contains(r.stderr, tc.want) {
+					t.Errorf("error %q does not name %q", strings.TrimSpace(r.stderr), tc.want)
+				}
+				if r.stdout != "" {
+					t.Errorf("stdout:\n%s", r.stdout)
+				}
+				if diff := diffSnapshots(before, snapshot(t, tmp)); len(diff) > 0 {
+					t.Errorf("TMPDIR changed: %v", diff)
+				}
+				if left := leftovers(t, work); len(left) > 0 {
+					t.Errorf("created in the working dir: %v", left)
+				}
+			})
+		}
+	})
+	t.Logf("%d bad inputs in %.1fs", len(cases), time.Since(started).Seconds())
+	if diff := diffSnapshots(inputs, snapshot(t, in)); len(diff) > 0 {
+		t.Errorf("input files changed: %v", diff)
+	}
+}
+
+// TestUnreachableClusterFailsInSetUpAndRemovesDeadRunsFiles: a cluster
+// that does not answer is not bad input: the run starts (removing the
+// files runs killed earlier left, never a live run's), then fails in set-up
+// with one line and exit 2.
+func TestUnreachableClusterFailsInSetUpAndRemovesDeadRunsFiles(t *testing.T) {
+	unreachable := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(unreachable, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tmp, work := t.TempDir(), t.TempDir()
+	writeRunDirs(t, tmp)
+	r := runCLIIn(t, tmp, work, nil, "run", "--provider", "kubeconfig", "--kubeconfig", unreachable)
+	r.mustExit(t, 2)
+	if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "does not answer") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if left := leftovers(t, tmp); len(left) != 1 || left[0] != liveRunDir {
+		t.Errorf("TMPDIR holds %v, want only the live run's dir %s", left, liveRunDir)
+	}
+	if want := "removed the files of a killed run: " + filepath.Join(tmp, deadRunDir); !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout does not say %q:\n%s", want, r.stdout)
+	}
+}

@@ -1,0 +1,83 @@
+package embedded
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestRemoveLeftoversRemovesOnlyDeadRunsDirs: a dir goes when its owner is
+// gone (no such pid, or the pid now belongs to a process started at another
+// time), or when it names no owner and is old; a live owner's dir, a fresh
+// dir without owner file and anything not a run dir stay.
+func TestRemoveLeftoversRemovesOnlyDeadRunsDirs(t *testing.T) {
+	base := t.TempDir()
+	_, start, ok := procStat(os.Getpid())
+	if !ok {
+		t.Skip("no /proc")
+	}
+	self := strconv.Itoa(os.Getpid())
+	dirs := map[string]string{ // name -> owner file ("-": none)
+		"live":          self + " " + start,
+		"live-old-form": self,
+		"dead":          "4194305 12345",
+		"recycled-pid":  self + " 1",
+		"garbage-owner": "not a pid",
+		"no-owner":      "-",
+		"no-owner-old":  "-",
+	}
+	for name, owner := range dirs {
+		dir := filepath.Join(base, DirPrefix+name)
+		if err := os.MkdirAll(filepath.Join(dir, "etcd"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "-" {
+			if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(owner+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	old := time.Now().Add(-2 * ownerGrace)
+	for _, name := range []string{"garbage-owner", "no-owner-old"} {
+		if err := os.Chtimes(filepath.Join(base, DirPrefix+name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(base, DirPrefix+"a-file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(base, "someone-elses"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	removed, err := RemoveLeftovers(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range removed {
+		got = append(got, filepath.Base(l.Dir))
+	}
+	slices.Sort(got)
+	want := []string{DirPrefix + "dead", DirPrefix + "garbage-owner", DirPrefix + "no-owner-old", DirPrefix + "recycled-pid"}
+	if !slices.Equal(got, want) {
+		t.Errorf("removed %v, want %v", got, want)
+	}
+	entries, _ := os.ReadDir(base)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	wantLeft := []string{DirPrefix + "a-file", DirPrefix + "live", DirPrefix + "live-old-form", DirPrefix + "no-owner", "someone-elses"}
+	if !slices.Equal(left, wantLeft) {
+		t.Errorf("left %v, want %v", left, wantLeft)
+	}
+	// What this process owns goes with RemoveOwn.
+	own := RemoveOwn(base)
+	if len(own) != 2 {
+		t.Errorf("RemoveOwn removed %v, want the two live dirs", own)
+	}
+}

@@ -1,0 +1,63 @@
+// Package testhook lets the harness's own tests break the harness on purpose
+// at a few named points, to check that what users see then (one error line,
+// an exit code, nothing left behind) holds.
+//
+// The hook is an environment variable, hidden from users and read at each
+// point:
+//
+//	ADMISSION_CONFORMANCE_INJECT_PANIC=<point>
+//
+// makes Panic(<point>) panic, and
+//
+//	ADMISSION_CONFORMANCE_INJECT_PAUSE=<point>
+//
+// makes Pause(<point>) sleep for PauseFor, so a test can signal or kill the
+// run at a moment that otherwise passes too fast to catch. The points are
+// the constants below; unset (as always outside those tests), Panic and
+// Pause do nothing.
+package testhook
+
+import (
+	"os"
+	"time"
+)
+
+// PanicEnv names the point at which to panic; PauseEnv the one at which to
+// pause.
+const (
+	PanicEnv = "ADMISSION_CONFORMANCE_INJECT_PANIC"
+	PauseEnv = "ADMISSION_CONFORMANCE_INJECT_PAUSE"
+)
+
+// PauseFor is how long Pause sleeps.
+const PauseFor = 3 * time.Second
+
+// The named points.
+const (
+	// EmbeddedStart is inside the embedded provider's Start, once etcd runs,
+	// as kube-apiserver[0] starts.
+	EmbeddedStart = "embedded-start"
+	// Boot is inside harness.Boot, once the cluster runs, before the fake
+	// webhook server starts.
+	Boot = "boot"
+	// EmbeddedStop is inside the embedded cluster's Stop, once etcd has
+	// stopped, before the run's dir is removed.
+	EmbeddedStop = "embedded-stop"
+	// Report is in the CLI's report writing, after results.json is written
+	// and before the other reports are.
+	Report = "report"
+)
+
+// Panic panics if PanicEnv names point.
+func Panic(point string) {
+	if os.Getenv(PanicEnv) == point {
+		panic("injected panic at " + point + " (" + PanicEnv + ")")
+	}
+}
+
+// Pause sleeps for PauseFor if PauseEnv names point.
+func Pause(point string) {
+	if os.Getenv(PauseEnv) == point {
+		time.Sleep(PauseFor)
+	}
+}
