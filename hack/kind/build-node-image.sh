@@ -26,7 +26,7 @@ WORK=$KIND_CACHE/work
 started=$SECONDS
 
 for tool in debootstrap docker containerd ctr go gcc; do
-  command -v "$tool" >/dev/null || { log "missing $tool: run hack/kind/docker-up.sh (and apt-get install debootstrap gcc)"; exit 1; }
+  command -v "$tool" >/dev/null || { log "missing $tool: run hack/kind/docker-up.sh, which installs it"; exit 1; }
 done
 
 debootstrap_into() { # target packages...

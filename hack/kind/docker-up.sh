@@ -16,20 +16,24 @@ WRAPPER=/usr/local/sbin/runc-drop-sys-resource
 
 log() { echo "docker-up: $*" >&2; }
 
+# The engine and what the node image build needs (debootstrap, gcc), from
+# Debian, whether or not an engine already answers: a fresh machine has none
+# of them, and `make kind-image` must work there.
+declare -A package=([dockerd]=docker.io [containerd]=containerd [runc]=runc [iptables]=iptables [jq]=jq [debootstrap]=debootstrap [gcc]=gcc)
+need=()
+for bin in "${!package[@]}"; do
+  command -v "$bin" >/dev/null 2>&1 || need+=("${package[$bin]}")
+done
+if ((${#need[@]})); then
+  log "installing from Debian: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
 if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
   log "engine already running: $(docker version --format '{{.Server.Version}}')"
   exit 0
-fi
-
-need=()
-for bin in dockerd containerd runc iptables jq; do
-  command -v "$bin" >/dev/null 2>&1 || need+=("$bin")
-done
-if ((${#need[@]})); then
-  log "installing docker.io containerd runc iptables jq (missing: ${need[*]})"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends docker.io containerd runc iptables jq >/dev/null
 fi
 
 install -m 0755 /dev/stdin "$WRAPPER" <<'WRAP'
