@@ -50,6 +50,21 @@ func TestAnswerFieldsBeyondAllowedAndPatch(t *testing.T) {
 				}
 			}},
 	}
+	t.Run("no type meta", func(t *testing.T) {
+		path := "/answer/no-type-meta"
+		h.register(path, Validating, Behaviour{Action: NoTypeMeta})
+		got, err := h.post(h.client, path, reviewBody(t, reviewV1, "uid-ntm"))
+		if err != nil || got.status != 200 {
+			t.Fatalf("post: %v, status %d", err, got.status)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(got.body, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if _, has := raw["apiVersion"]; has || raw["kind"] != nil || raw["response"] == nil {
+			t.Errorf("answer %s must have a response and neither apiVersion nor kind", got.body)
+		}
+	})
 	for name, tc := range cases {
 		path := "/answer/" + string(types.UID(name))
 		h.register(path, Validating, tc.behaviour)

@@ -48,6 +48,9 @@ const (
 	// version the apiserver speaks (v1beta1 to a v1 request, v1 to a
 	// v1beta1 one): a version it decodes, but not the one it asked in.
 	OtherReviewVersion Action = "OtherReviewVersion"
+	// NoTypeMeta answers allowed=true with an AdmissionReview that names
+	// neither apiVersion nor kind.
+	NoTypeMeta Action = "NoTypeMeta"
 	// PatchWithoutType answers allowed=true with Behaviour.Patch but no
 	// patchType, which admission.k8s.io/v1 forbids.
 	PatchWithoutType Action = "PatchWithoutType"
@@ -60,7 +63,7 @@ const (
 func knownAction(a Action) bool {
 	switch a {
 	case Allow, Deny, Patch, Hang, CloseConnection, InternalError, Malformed, WrongUID, WrongAPIVersion,
-		OtherReviewVersion, PatchWithoutType, PatchTypeWithoutPatch:
+		OtherReviewVersion, NoTypeMeta, PatchWithoutType, PatchTypeWithoutPatch:
 		return true
 	}
 	return false

@@ -125,6 +125,13 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, versio
 			s.writeError(w, call, http.StatusInternalServerError, call.Err)
 			return
 		}
+	case NoTypeMeta:
+		version = ""
+		if err := attachPatch(resp, b.Patch); err != nil {
+			call.Err = err.Error()
+			s.writeError(w, call, http.StatusInternalServerError, call.Err)
+			return
+		}
 	case WrongAPIVersion:
 		version = unsupportedReviewV0
 		if err := attachPatch(resp, b.Patch); err != nil {

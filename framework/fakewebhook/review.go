@@ -38,8 +38,11 @@ func decodeReview(body []byte) (string, *admissionv1.AdmissionRequest, error) {
 // encodeReview wraps an answer in an AdmissionReview of the given version.
 func encodeReview(version string, resp *admissionv1.AdmissionResponse) ([]byte, error) {
 	review := admissionv1.AdmissionReview{Response: resp}
-	review.APIVersion = version
-	review.Kind = reviewKind
+	// An empty version is an answer without type meta (NoTypeMeta).
+	if version != "" {
+		review.APIVersion = version
+		review.Kind = reviewKind
+	}
 	body, err := json.Marshal(review)
 	if err != nil {
 		return nil, fmt.Errorf("encode AdmissionReview: %w", err)

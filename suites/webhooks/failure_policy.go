@@ -72,6 +72,10 @@ var failureModes = []failureMode{
 		h.Behaviour = fakewebhook.Behaviour{Action: fakewebhook.WrongAPIVersion, Patch: addMutatedKey}
 		return nil
 	}},
+	{"answer without apiVersion and kind", func(h *harness.Hook) error {
+		h.Behaviour = fakewebhook.Behaviour{Action: fakewebhook.NoTypeMeta, Patch: addMutatedKey}
+		return nil
+	}},
 	{"answer in admission.k8s.io/v1beta1 to a v1 request", func(h *harness.Hook) error {
 		// A version the apiserver decodes, but not the one it asked in;
 		// the patch would show the answer was taken.
