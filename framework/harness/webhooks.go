@@ -81,11 +81,15 @@ func (f *Framework) RegisterValidating(ctx context.Context, name string, hooks .
 
 func (f *Framework) register(ctx context.Context, phase fakewebhook.Phase, name string, hooks []Hook) (*Registration, error) {
 	reg := &Registration{Name: f.Namespace + "-" + name, Hooks: map[string]RegisteredHook{}}
+	// A mutating and a validating configuration may share a name, so the
+	// marker names the phase too: otherwise one configuration's marker hook
+	// would answer for the other's, which would look enforced too early.
+	markerID := string(phase) + "/" + reg.Name
 	marker := Hook{
 		Name:           "marker-" + name,
-		Behaviour:      fakewebhook.Behaviour{Action: fakewebhook.Deny, Code: 403, Message: markerMessage(reg.Name)},
+		Behaviour:      fakewebhook.Behaviour{Action: fakewebhook.Deny, Code: 403, Message: markerMessage(markerID)},
 		FailurePolicy:  admissionregistrationv1.Fail,
-		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{MarkerLabel: markerValue(reg.Name)}},
+		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{MarkerLabel: markerValue(markerID)}},
 	}
 	var specs []webhookSpec
 	for i, h := range append(hooks, marker) {
@@ -129,7 +133,7 @@ func (f *Framework) register(ctx context.Context, phase fakewebhook.Phase, name 
 		ginkgo.DeferCleanup(deleteIgnoringNotFound, ar.ValidatingWebhookConfigurations().Delete, reg.Name)
 	}
 	latencies, err := enforce.OnEveryReplica(ctx, created, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration,
-		f.MarkerProbe(reg.Name))
+		f.MarkerProbe(markerID))
 	if err != nil {
 		return nil, fmt.Errorf("webhook configuration %s: %w", reg.Name, err)
 	}
@@ -158,8 +162,9 @@ func (f *Framework) Labels() map[string]string {
 	return map[string]string{RunLabel: f.Env.RunID, SpecLabel: f.Spec.ShortName, SuiteLabel: f.Spec.Suite}
 }
 
-// markerValue is the marker label value for a configuration: a hash, since
-// configuration names may exceed the 63 characters a label value may have.
+// markerValue is the marker label value for a configuration (its phase and
+// name): a hash, since names may exceed the 63 characters a label value may
+// have.
 func markerValue(config string) string {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(config))
