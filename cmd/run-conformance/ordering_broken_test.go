@@ -159,7 +159,10 @@ func TestQuotaSpecFailsWithoutTheResourceQuotaPlugin(t *testing.T) {
 // validation before the mutating ones.
 func TestLimitRangerSpecFailsWithoutLimitRanger(t *testing.T) {
 	res := runBroken(t, "--disable-admission-plugins=LimitRanger", nil, "LimitRangerAroundWebhooks", "ResourceQuotaJudgesWebhookMutations")
-	expectFailed(t, res, "LimitRangerAroundWebhooks", "applies its defaults", "the validating webhook must see LimitRanger's default cpu request")
+	for _, phase := range []string{"mutating", "validating"} {
+		expectFailed(t, res, "LimitRangerAroundWebhooks", "applies its defaults before "+phase+" webhooks",
+			"the "+phase+" webhook must see LimitRanger's default cpu request")
+	}
 	expectFailed(t, res, "LimitRangerAroundWebhooks", "enforces its maximum", "LimitRanger's validation must judge the written value")
 	expectPassed(t, res, "ResourceQuotaJudgesWebhookMutations") // the failure is LimitRanger's alone
 }
