@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,24 +33,7 @@ type cliResult struct {
 // runCLI runs the CLI with args in a fresh TMPDIR and working dir.
 func runCLI(t *testing.T, args ...string) cliResult {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp, work := t.TempDir(), t.TempDir()
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), asMain+"=1", "TMPDIR="+tmp)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String(), tmp: tmp, work: work}
+	return runCLIIn(t, t.TempDir(), t.TempDir(), nil, args...)
 }
 
 // leftovers lists what a run left in its TMPDIR, ignoring Go's own build
