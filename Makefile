@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: build conformance test bench lint clean report-screenshot kind-image test-kind contract-docs mutation
+.PHONY: build conformance test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -24,6 +24,15 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./framework/cluster/embedded/
+
+# The full embedded run one spec after another (--parallel 1), then in
+# parallel (the machine's default --parallel, or BENCH_PARALLEL), one at a
+# time: wall times, time to the first spec, states, and the ratio of the
+# medians over BENCH_RUNS runs of each.
+BENCH_RUNS ?= 1
+BENCH_PARALLEL ?= 0
+bench-run: build
+	$(GO) run ./hack/bench-run --bin $(BIN) --runs $(BENCH_RUNS) --parallel $(BENCH_PARALLEL)
 
 # Renders the HTML report of a synthetic run in headless Chromium (Debian:
 # apt-get install chromium) and checks the plots are visible; the page and

@@ -60,18 +60,21 @@ func newListCommand() *cobra.Command {
 				return json.NewEncoder(w).Encode(specs)
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SUITE\tSPEC\tPROFILE\tFEATURES\tSEED")
+			fmt.Fprintln(tw, "SUITE\tSPEC\tPROFILE\tFEATURES\tISOLATION\tSEED")
 			for _, s := range specs {
 				names := make([]string, len(s.Features))
 				for i, f := range s.Features {
 					names[i] = string(f)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Suite, s.ShortName, s.Profile, strings.Join(names, ","), s.Seed)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Suite, s.ShortName, s.Profile, strings.Join(names, ","), s.Isolation, s.Seed)
 			}
 			return tw.Flush()
 		},
 	}
 	cmd.Flags().BoolVar(&showFeatures, "features", false, "list the registered features instead of the specs")
+	cmd.Long = "List the specs without a cluster: suite, name, profile, the features each needs, its ISOLATION in a parallel run " +
+		"(run --parallel: '-' runs beside any spec; 'serial' runs alone; 'exclusive:S' beside no spec naming the shared state S; " +
+		"'shares:S' beside specs sharing S but not beside one holding it exclusive; -o json gives the reason) and the seed clause it checks."
 	cmd.Flags().BoolVar(&showContract, "contract", false, "list the contract inventory (clauses by area, the specs checking each) instead of the specs")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "with --contract: print docs/contract.md's Markdown")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")

@@ -48,6 +48,9 @@ type runOptions struct {
 	// ReferenceInitializers installs the reference implementation of the
 	// seed's initializers for the specs that need it (initializers.go).
 	ReferenceInitializers bool `json:"referenceInitializers"`
+	// Parallel is how many specs run at once (parallel.go); 0: chosen for
+	// this machine.
+	Parallel int `json:"parallel,omitempty"`
 
 	// Flag-only.
 	optionsFile string
@@ -59,6 +62,8 @@ type runOptions struct {
 	// rerunFilter is the label filter --rerun-failed selects (validate
 	// sets it); empty with rerunFailed set means nothing failed.
 	rerunFilter string
+	// attach makes this process a worker of a parallel run (worker.go).
+	attach string
 }
 
 func defaultRunOptions() runOptions {
@@ -94,6 +99,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.rerunFailed, "rerun-failed", o.rerunFailed, "run only the specs that failed in this results.json (or report dir, or history dir: its newest run)")
 	addImplementationFlags(fs, &o.Implementation)
 	o.Kind.addFlags(fs)
+	o.addParallelFlags(fs)
 	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
 }
 
@@ -207,6 +213,9 @@ func (o *runOptions) validate() error {
 		}
 	default:
 		return usageError("unknown provider %q: use embedded, kind or kubeconfig", o.Provider)
+	}
+	if err := o.validateParallel(); err != nil {
+		return err
 	}
 	if err := o.validateNodes(); err != nil {
 		return err

@@ -46,6 +46,9 @@ func newRunCommand() *cobra.Command {
 }
 
 func runConformance(out io.Writer, o runOptions) (err error) {
+	if o.attach != "" {
+		return runWorker(out, o) // a worker of a parallel run (worker.go)
+	}
 	claimed, _ := features.Parse(o.SupportedFeatures) // validated in load
 	impl, _ := implementationOrNil(o.Implementation)  // validated in load
 
@@ -178,8 +181,12 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	stage = "the specs"
 	specsStarted.Store(true)
 	sig.runningSpecs(true)
-	res := runner.Run(&cliT{}, env, runOpts)
+	res, err := runSpecs(out, o, env, runOpts) // one after another, or in parallel (parallel.go)
 	sig.runningSpecs(false)
+	if err != nil {
+		_ = closeEnv()
+		return usageError("cluster set-up failed: %v", err)
+	}
 
 	stage = "tear-down"
 	stopping := time.Now()
@@ -254,7 +261,7 @@ func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) clust
 		embedded.WithLogger(logger),
 		embedded.WithStartTimeout(o.Bounds.ClusterStart.Duration),
 		embedded.WithPollInterval(o.Bounds.PollInterval.Duration),
-	}, delays...)...)
+	}, append(delays, o.backgroundNodes()...)...)...)
 }
 
 // progressLogger prints the harness's own progress messages (not the

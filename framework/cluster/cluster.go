@@ -58,6 +58,15 @@ type AuditLog interface {
 	AuditLogPaths() []string
 }
 
+// NodesStarting is implemented by clusters whose nodes may still be
+// starting when Start returns (embedded.WithNodesInBackground): until
+// NodesStarted is closed the cluster has no nodes; then it has them, or
+// NodesErr says why not.
+type NodesStarting interface {
+	NodesStarted() <-chan struct{}
+	NodesErr() error
+}
+
 // SharedMetrics is implemented by clusters whose apiserver replicas share
 // one metrics registry, so every replica's /metrics shows the totals of all.
 // (The embedded replicas run in one process and register into the

@@ -13,6 +13,7 @@ type config struct {
 	advertised    string
 	hosts         []string
 	logger        logr.Logger
+	pathPrefix    string
 }
 
 func defaultConfig() config {
@@ -45,4 +46,11 @@ func WithLogger(l logr.Logger) Option {
 // certificate carries its host.
 func WithAdvertisedAddress(hostport string) Option {
 	return optionFunc(func(c *config) { c.advertised = hostport })
+}
+
+// WithPathPrefix makes URL put prefix (e.g. "/w/1a2b") in front of every
+// path, for a server reached through a router that takes the prefix off
+// before passing the call on (run --parallel behind a relay).
+func WithPathPrefix(prefix string) Option {
+	return optionFunc(func(c *config) { c.pathPrefix = prefix })
 }

@@ -23,6 +23,8 @@ import (
 type Server struct {
 	caBundle []byte
 	address  string // dialable host:port
+	listen   string // where it listens, dialable
+	prefix   string // URL path prefix (WithPathPrefix)
 	log      logr.Logger
 	http     *http.Server
 	started  time.Time
@@ -33,6 +35,11 @@ type Server struct {
 	endpoints map[string]Endpoint
 	closed    bool           // set under mu so that no handler enters after Close
 	handlers  sync.WaitGroup // running handlers, including hijacked ones
+
+	// fresh are connections accepted that have not sent a request yet
+	// (http.StateNew): Shutdown would wait five seconds for each before
+	// counting it idle, so Close cuts them.
+	fresh map[net.Conn]bool
 
 	stopping  chan struct{} // closed by Close to release hanging handlers
 	served    chan struct{} // closed when http.Server.Serve returns
@@ -54,7 +61,8 @@ func New(ca *pki.CA, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakewebhook: listen: %w", err)
 	}
-	address := dialableAddress(ln.Addr())
+	listen := dialableAddress(ln.Addr())
+	address := listen
 	if cfg.advertised != "" {
 		address = cfg.advertised
 	}
@@ -66,10 +74,13 @@ func New(ca *pki.CA, opts ...Option) (*Server, error) {
 	s := &Server{
 		caBundle:  ca.CertPEM(),
 		address:   address,
+		listen:    listen,
+		prefix:    cfg.pathPrefix,
 		log:       cfg.logger,
 		started:   time.Now(),
 		journal:   newJournal(),
 		endpoints: map[string]Endpoint{},
+		fresh:     map[net.Conn]bool{},
 		stopping:  make(chan struct{}),
 		served:    make(chan struct{}),
 	}
@@ -77,6 +88,7 @@ func New(ca *pki.CA, opts ...Option) (*Server, error) {
 		Handler:           http.HandlerFunc(s.handle),
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          log.New(logWriter{cfg.logger}, "", 0),
+		ConnState:         s.connState,
 	}
 	go s.serve(tls.NewListener(ln, tlsConfig))
 	return s, nil
@@ -147,9 +159,24 @@ func (s *Server) Close(ctx context.Context) error {
 	return s.closeErr
 }
 
+// connState keeps track of the fresh connections.
+func (s *Server) connState(c net.Conn, state http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if state == http.StateNew && !s.closed {
+		s.fresh[c] = true
+	} else {
+		delete(s.fresh, c)
+	}
+}
+
 func (s *Server) shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
+	for c := range s.fresh {
+		_ = c.Close() // no request on it yet: nothing to finish
+	}
+	s.fresh = map[net.Conn]bool{}
 	s.mu.Unlock()
 	close(s.stopping)
 
@@ -174,8 +201,12 @@ func (s *Server) shutdown(ctx context.Context) error {
 
 // URL is the https URL of path on this server.
 func (s *Server) URL(path string) string {
-	return "https://" + s.address + path
+	return "https://" + s.address + s.prefix + path
 }
+
+// ListenAddress is the host:port the server listens on, dialable on this
+// host; Address differs from it behind a relay.
+func (s *Server) ListenAddress() string { return s.listen }
 
 // Address is the host:port clients dial, e.g. "127.0.0.1:40123".
 func (s *Server) Address() string { return s.address }

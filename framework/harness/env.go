@@ -35,6 +35,10 @@ const (
 	// SuiteLabel scopes what acts on one suite's objects alone (the
 	// reference initializers act on the initializers suite's namespaces).
 	SuiteLabel = "admission-conformance.io/suite"
+	// NamespaceLabel names the one namespace an object acts on: the
+	// reference initializers the harness installs apply an
+	// InitializerConfiguration only to pods in the namespace it names.
+	NamespaceLabel = "admission-conformance.io/namespace"
 )
 
 // Config is what Boot needs.
@@ -66,6 +70,9 @@ type Env struct {
 	// implementations); they are in Supported too.
 	Installed    features.Set
 	initializers closer
+	// attached: a worker's environment (Attach); the cluster and what is
+	// in it belong to another process.
+	attached bool
 }
 
 // closer is something Close stops.
@@ -144,7 +151,7 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 func (e *Env) Close(ctx context.Context) error {
 	var errs []error
 	errs = append(errs, e.closeReferenceInitializers(ctx))
-	if e.Cluster != nil {
+	if e.Cluster != nil && !e.attached {
 		sweepCtx, cancel := context.WithTimeout(ctx, e.Bounds.Cleanup.Duration)
 		errs = append(errs, Sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID))
 		cancel()

@@ -80,16 +80,19 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		ListenAddress:     listen,
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: scope},
 		ExemptSelector:    metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: scope}),
-		Labels:            map[string]string{RunLabel: e.RunID},
-		Hosts:             cfg.WebhookHosts,
-		ReadyTimeout:      e.Bounds.WebhookReady.Duration,
-		Poll:              e.Bounds.PollInterval.Duration,
-		ReverseOrder:      cfg.ReferenceInitializers.Fault == InitializersReverseOrder,
-		NoTimeouts:        cfg.ReferenceInitializers.Fault == InitializersNoTimeouts,
-		NoReadRepair:      cfg.ReferenceInitializers.Fault == InitializersNoReadRepair,
-		GlobalTimeout:     e.Bounds.InitializerGlobalTimeout.Duration,
-		RepairInterval:    e.Bounds.InitializerRepairInterval.Duration,
-		Logger:            e.Logger.WithName("reference-initializers"),
+		// Each spec's configurations apply to its own namespace only, so
+		// specs do not see each other's and may run at the same time.
+		ScopeLabel:     NamespaceLabel,
+		Labels:         map[string]string{RunLabel: e.RunID},
+		Hosts:          cfg.WebhookHosts,
+		ReadyTimeout:   e.Bounds.WebhookReady.Duration,
+		Poll:           e.Bounds.PollInterval.Duration,
+		ReverseOrder:   cfg.ReferenceInitializers.Fault == InitializersReverseOrder,
+		NoTimeouts:     cfg.ReferenceInitializers.Fault == InitializersNoTimeouts,
+		NoReadRepair:   cfg.ReferenceInitializers.Fault == InitializersNoReadRepair,
+		GlobalTimeout:  e.Bounds.InitializerGlobalTimeout.Duration,
+		RepairInterval: e.Bounds.InitializerRepairInterval.Duration,
+		Logger:         e.Logger.WithName("reference-initializers"),
 	})
 	if err != nil {
 		return fmt.Errorf("%w (to run without them: --reference-initializers=false; if they are installed already, claim --supported-features %s)",
@@ -105,6 +108,12 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		"fault", cfg.ReferenceInitializers.Fault)
 	return nil
 }
+
+// ScopedInitializers reports whether the harness installed the reference
+// initializers, scoping each InitializerConfiguration to the namespace its
+// NamespaceLabel names (otherwise, installed elsewhere and claimed, they
+// apply to every namespace they act on).
+func (e *Env) ScopedInitializers() bool { return e.initializers != nil }
 
 // closeReferenceInitializers uninstalls the reference implementation.
 func (e *Env) closeReferenceInitializers(ctx context.Context) error {

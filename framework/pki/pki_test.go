@@ -201,3 +201,39 @@ func TestWriteRestrictsKeyFile(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadCAIsTheSameCA(t *testing.T) {
+	ca, err := NewCA("load-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ca.KeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadCA(ca.CertPEM(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A certificate the loaded CA issues verifies against the original.
+	kp, err := loaded.Serving("x", "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := kp.TLSCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(cert.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: ca.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+		t.Errorf("a certificate of the loaded CA does not verify: %v", err)
+	}
+	other, _ := NewCA("other")
+	otherKey, _ := other.KeyPEM()
+	if _, err := LoadCA(ca.CertPEM(), otherKey); err == nil {
+		t.Errorf("a key of another CA is accepted")
+	}
+}

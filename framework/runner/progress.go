@@ -26,7 +26,7 @@ type progress struct {
 	mu      sync.Mutex
 	total   int
 	counts  map[results.State]int
-	current string
+	running []string // cases running now, in the order they started
 	start   time.Time
 	drawn   bool // the live line is on screen
 	stop    chan struct{}
@@ -79,10 +79,32 @@ func (p *progress) started(r ginkgo.SpecReport) {
 	if r.State.Is(types.SpecStateSkipped) || r.LeafNodeType != types.NodeTypeIt {
 		return
 	}
+	p.startedName(caseName(results.FromSpecReport(r), r.LeafNodeText, r.FullText()))
+}
+
+// startedName notes a case (or a group of cases) running now.
+func (p *progress) startedName(name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.current = caseName(results.FromSpecReport(r), r)
+	p.running = append(p.running, name)
 	p.drawLocked()
+}
+
+// stoppedName notes that what startedName noted runs no more.
+func (p *progress) stoppedName(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stoppedLocked(name)
+	p.drawLocked()
+}
+
+func (p *progress) stoppedLocked(name string) {
+	for i, n := range p.running {
+		if n == name {
+			p.running = append(p.running[:i:i], p.running[i+1:]...)
+			return
+		}
+	}
 }
 
 func (p *progress) done(r ginkgo.SpecReport) {
@@ -90,12 +112,17 @@ func (p *progress) done(r ginkgo.SpecReport) {
 	if s.State == results.Skipped && r.State == types.SpecStateSkipped && r.Failure.Message == "" {
 		return // filtered out, never started
 	}
+	p.doneCase(s, caseName(s, r.LeafNodeText, r.FullText()))
+}
+
+// doneCase prints the line of one finished case.
+func (p *progress) doneCase(s results.Spec, name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[s.State]++
-	p.current = ""
+	p.stoppedLocked(name)
 	line := fmt.Sprintf("[%d/%d] %-13s %s (%.1fs, %s elapsed)", p.doneLocked(), p.total, strings.ToUpper(string(s.State)),
-		caseName(s, r), s.Duration, time.Since(p.start).Round(time.Second))
+		name, s.Duration, time.Since(p.start).Round(time.Second))
 	if s.State != results.Passed && s.Message != "" {
 		line += "\n    " + firstLine(s.Message)
 	}
@@ -138,8 +165,12 @@ func (p *progress) statusLocked() string {
 	if n := p.counts[results.NotSupported]; n > 0 {
 		status += fmt.Sprintf(", %d not supported", n)
 	}
-	if p.current != "" {
-		status += " | now: " + p.current
+	switch len(p.running) {
+	case 0:
+	case 1:
+		status += " | now: " + p.running[0]
+	default:
+		status += fmt.Sprintf(" | now (%d): %s", len(p.running), strings.Join(p.running, ", "))
 	}
 	return status
 }
@@ -166,15 +197,16 @@ func (p *progress) clearLocked() {
 	}
 }
 
-// caseName is suite/ShortName, then the case's own text when the spec has
-// several cases, so that every line names what ran.
-func caseName(s results.Spec, r ginkgo.SpecReport) string {
+// caseName is suite/ShortName, then the case's own text (leaf) when the
+// spec has several cases, so that every line names what ran; fullText
+// when the case belongs to no spec.
+func caseName(s results.Spec, leaf, fullText string) string {
 	if s.ShortName == "" {
-		return r.FullText()
+		return fullText
 	}
 	name := s.Suite + "/" + s.ShortName
-	if r.LeafNodeText != "" {
-		name += ": " + r.LeafNodeText
+	if leaf != "" {
+		name += ": " + leaf
 	}
 	return name
 }

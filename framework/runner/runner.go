@@ -82,19 +82,7 @@ type Options struct {
 // Ginkgo's RunSpecs can.
 func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Results {
 	harness.Use(env)
-	out := results.Results{
-		APIVersion:     results.APIVersion,
-		Kind:           results.Kind,
-		HarnessVersion: opts.Version,
-		Cluster: results.Cluster{
-			Provider:          env.Cluster.Provider(),
-			Topology:          env.Cluster.Topology(),
-			KubernetesVersion: env.KubernetesVersion,
-		},
-		Features:  featuresOf(env),
-		Selection: opts.Selection.record(),
-		StartedAt: time.Now().UTC(),
-	}
+	out := NewResults(env, opts)
 	progress := newProgress(opts.Progress, opts.Live, opts.LiveWidth)
 	var final types.Report
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) { progress.begin(r.PreRunStats.SpecsThatWillRun) })
@@ -133,6 +121,24 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 	out.Specs = results.FromGinkgo(final)
 	out.Summarize()
 	return out
+}
+
+// NewResults is the results of a run against env as it starts: what ran
+// against what, and no cases yet.
+func NewResults(env *harness.Env, opts Options) results.Results {
+	return results.Results{
+		APIVersion:     results.APIVersion,
+		Kind:           results.Kind,
+		HarnessVersion: opts.Version,
+		Cluster: results.Cluster{
+			Provider:          env.Cluster.Provider(),
+			Topology:          env.Cluster.Topology(),
+			KubernetesVersion: env.KubernetesVersion,
+		},
+		Features:  featuresOf(env),
+		Selection: opts.Selection.record(),
+		StartedAt: time.Now().UTC(),
+	}
 }
 
 // dropDenoters drops the "•" Ginkgo's succinct reporter writes for every

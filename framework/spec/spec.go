@@ -72,6 +72,9 @@ type Spec struct {
 	Seed string
 	// Manifests are the fixture files the spec applies.
 	Manifests []string
+	// Isolation says what the spec may run beside in a parallel run
+	// (isolation.go); zero for most specs.
+	Isolation Isolation
 }
 
 var shortName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
@@ -90,6 +93,9 @@ func (s Spec) Validate() error {
 	}
 	if s.Description == "" || s.Seed == "" {
 		return fmt.Errorf("spec %s: Description and Seed are required", s.ShortName)
+	}
+	if err := s.Isolation.Validate(); err != nil {
+		return fmt.Errorf("spec %s: %w", s.ShortName, err)
 	}
 	for _, f := range s.Features {
 		feature, err := features.Lookup(string(f))

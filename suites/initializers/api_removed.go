@@ -22,6 +22,7 @@ var initializersAPIRemoved = spec.Spec{
 	Profile: spec.Core,
 	Seed: "002 Specification: the InitializerConfiguration schema (alpha in 1.7, removed upstream in 1.14; " +
 		"metadata.initializers removed in 1.16)",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(initializersAPIRemoved, func(f *harness.Framework) {

@@ -18,8 +18,9 @@ var schedulingGateAddRejected = spec.Spec{
 	Suite:     "initializers",
 	Description: "Scheduling gates can only be set at creation: adding one to a pod later, or renaming one, is rejected " +
 		"with upstream's message, and the stored gates do not change.",
-	Profile: spec.Core,
-	Seed:    "002 Background: initializers are set for resources newly created (today: scheduling gates can only be set at creation)",
+	Profile:   spec.Core,
+	Seed:      "002 Background: initializers are set for resources newly created (today: scheduling gates can only be set at creation)",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(schedulingGateAddRejected, func(f *harness.Framework) {

@@ -19,6 +19,7 @@ var schedulingGateHoldsPod = spec.Spec{
 	Profile:  spec.Extended,
 	Seed: "002 Background: the initializer admission controller sets default initializers for resources newly created, " +
 		"which hold them until initialized (today: scheduling gates, GA in 1.30)",
+	Isolation: usesInitializersAndNodes,
 }
 
 var _ = harness.Describe(schedulingGateHoldsPod, func(f *harness.Framework) {

@@ -16,8 +16,9 @@ var schedulingGateValidation = spec.Spec{
 	Suite:     "initializers",
 	Description: "Gate names are unique qualified names, and a pod cannot be created both bound (spec.nodeName) and " +
 		"gated: each is rejected as invalid, naming the field; well-formed gates are accepted.",
-	Profile: spec.Core,
-	Seed:    "002 Specification: Name is the identifier of the initializer, added to the object; Name should be fully qualified",
+	Profile:   spec.Core,
+	Seed:      "002 Specification: Name is the identifier of the initializer, added to the object; Name should be fully qualified",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(schedulingGateValidation, func(f *harness.Framework) {

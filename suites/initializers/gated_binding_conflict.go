@@ -16,8 +16,9 @@ var gatedPodBindingConflict = spec.Spec{
 	Suite:     "initializers",
 	Description: "Binding a pod that still has scheduling gates (POST pods/binding, what a scheduler does) fails with " +
 		"409 Conflict naming the gates, and the pod stays unbound.",
-	Profile: spec.Core,
-	Seed:    "002 Background: initializers hold a newly created resource until they are done (today: binding a gated pod is refused)",
+	Profile:   spec.Core,
+	Seed:      "002 Background: initializers hold a newly created resource until they are done (today: binding a gated pod is refused)",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(gatedPodBindingConflict, func(f *harness.Framework) {

@@ -19,6 +19,7 @@ var gatedPodNodeSelectorTightenOnly = spec.Spec{
 	Profile: spec.Core,
 	Seed: "000 Requirements: an object being initialized follows creation validation plus ValidateObjectMetaUpdate, " +
 		"not every update restriction (today: gated pods may tighten scheduling directives)",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(gatedPodNodeSelectorTightenOnly, func(f *harness.Framework) {

@@ -24,6 +24,7 @@ var schedulingGatesRemovedInAnyOrder = spec.Spec{
 	Profile:  spec.Extended,
 	Seed: "002 Background: initializers hold a newly created resource until the last is removed (today: scheduling " +
 		"gates may be removed in any order, where the seed's initializers go in list order)",
+	Isolation: usesInitializersAndNodes,
 }
 
 var _ = harness.Describe(schedulingGatesRemovedInAnyOrder, func(f *harness.Framework) {

@@ -22,6 +22,7 @@ var initializerConfigurationsCreatedFailOpen = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Handling initializers/webhooks that are not ready but registered: we only allow initializers to be " +
 		"created as fail open; they can upgrade themselves to fail closed via the normal Update operation",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(initializerConfigurationsCreatedFailOpen, func(f *harness.Framework) {

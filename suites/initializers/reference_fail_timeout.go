@@ -28,6 +28,7 @@ var initializerFailTimeout = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Specification: if Fail is set, apiserver returns timeout error if the timeout is reached (deviation: the " +
 		"create has returned by then, so the pod fails instead)",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(initializerFailTimeout, func(f *harness.Framework) {

@@ -24,6 +24,7 @@ var initializerIgnoreTimeout = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Handling fail-open initializers: if Ignore is set, the initializer is removed from the initializers " +
 		"list of an object if the timeout is reached; a timer per initializer",
+	Isolation: usesInitializers,
 }
 
 // slowTimeout is the timeout of the initializers that never finish.

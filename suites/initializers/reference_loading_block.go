@@ -28,6 +28,7 @@ var initializerLoadingConfigurationBlock = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Synchronization: if there isn't any successful read in the last 5s, the admission controllers block all " +
 		"incoming request",
+	Isolation: cutsOffThePoller,
 }
 
 var _ = harness.Describe(initializerLoadingConfigurationBlock, func(f *harness.Framework) {

@@ -26,6 +26,7 @@ var initializerOrderAcrossConfigurations = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Specification: when merging multiple InitializerConfigurations, initializers are sorted by the name of " +
 		"the InitializerConfigurations; the order of the initializers from the same InitializerConfiguration is preserved",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(initializerOrderAcrossConfigurations, func(f *harness.Framework) {

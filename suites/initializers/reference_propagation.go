@@ -25,6 +25,7 @@ var initializerConfigurationPropagation = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Synchronization: a consistent read (a LIST) of the InitializerConfiguration every 1s; we only guarantee " +
 		"a change becomes effective in 1s",
+	Isolation: usesInitializers,
 }
 
 const (

@@ -24,6 +24,7 @@ var initializerReadRepair = spec.Spec{
 	Seed: "002 Implementation of fail open initializers: if the apiserver crashes, we fall back to a read repair " +
 		"mechanism: if a global initializer timeout (e.g., 10 mins) has reached, the first initializer is removed " +
 		"(deviation: a periodic consistent LIST finds the pods, not a GET)",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(initializerReadRepair, func(f *harness.Framework) {

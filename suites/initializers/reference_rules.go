@@ -21,6 +21,7 @@ var initializerRulesMatching = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Specification: the initializer cares about an operation if it matches any Rule; '*' is all groups, " +
 		"all versions, all resources",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(initializerRulesMatching, func(f *harness.Framework) {

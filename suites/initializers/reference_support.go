@@ -44,11 +44,15 @@ func configurations(f *harness.Framework) dynamic.NamespaceableResourceInterface
 // name, so suffixes order a spec's configurations.
 func configurationName(f *harness.Framework, suffix string) string { return f.Namespace + "-" + suffix }
 
-// newConfiguration is a configuration labelled as the spec's.
+// newConfiguration is a configuration labelled as the spec's, naming the
+// spec's namespace as the one it acts on (the harness's installation of the
+// reference initializers applies it there only; see harness.NamespaceLabel).
 func newConfiguration(f *harness.Framework, suffix string, inits ...v1alpha1.Initializer) *v1alpha1.InitializerConfiguration {
+	labels := f.Labels()
+	labels[harness.NamespaceLabel] = f.Namespace
 	return &v1alpha1.InitializerConfiguration{
 		TypeMeta:     metav1.TypeMeta{APIVersion: v1alpha1.Group + "/" + v1alpha1.Version, Kind: v1alpha1.Kind},
-		ObjectMeta:   metav1.ObjectMeta{Name: configurationName(f, suffix), Labels: f.Labels()},
+		ObjectMeta:   metav1.ObjectMeta{Name: configurationName(f, suffix), Labels: labels},
 		Initializers: inits,
 	}
 }

@@ -27,9 +27,10 @@ var updateMutatorsSkippedDuringInitialization = spec.Spec{
 	Suite:     "initializers",
 	Description: "A mutating webhook for pod updates is not called for the updates that initialize a pod (gate " +
 		"removals, the implementation's own), and is called for the pod's updates once it is initialized.",
-	Features: []features.Name{features.ReferenceInitializers, features.MutatingWebhook},
-	Profile:  spec.Reference,
-	Seed:     "000 Requirements for extensible admission: during initialization the update admission mutators shouldn't run",
+	Features:  []features.Name{features.ReferenceInitializers, features.MutatingWebhook},
+	Profile:   spec.Reference,
+	Seed:      "000 Requirements for extensible admission: during initialization the update admission mutators shouldn't run",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harness.Framework) {

@@ -22,6 +22,7 @@ var initializerConfigurationValidation = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Specification: if '*' is present, the length of the slice must be one; Name should be fully " +
 		"qualified (deviation: resources with '/' are rejected, since only objects are initialized)",
+	Isolation: usesInitializers,
 }
 
 var _ = harness.Describe(initializerConfigurationValidation, func(f *harness.Framework) {

@@ -24,6 +24,7 @@ var webhookAddsGatesOnlyAtCreate = spec.Spec{
 	Profile:  spec.Core,
 	Seed: "002 Background: the initializer admission controller sets the default initializers of newly created " +
 		"resources (today: a mutating webhook adds gates at creation)",
+	Isolation: usesInitializers,
 }
 
 // podRules matches one operation on pods.

@@ -16,9 +16,10 @@ var rejectsAppArmor = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod asking for an AppArmor profile, bound to a node that says it cannot enforce AppArmor, is rejected by the " +
 		"kubelet with Reason AppArmor.",
-	Features: builtInFeatures,
-	Profile:  spec.Extended,
-	Seed:     seedBuiltIn,
+	Features:  builtInFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedBuiltIn,
+	Isolation: bindsPodsToANode,
 }
 
 var _ = describe(rejectsAppArmor, func(f *harness.Framework) {

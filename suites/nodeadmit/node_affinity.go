@@ -14,6 +14,7 @@ var rejectsNodeAffinity = spec.Spec{
 	Features:    builtInFeatures,
 	Profile:     spec.Extended,
 	Seed:        seedBuiltIn,
+	Isolation:   bindsPodsToANode,
 }
 
 var _ = describe(rejectsNodeAffinity, func(f *harness.Framework) {

@@ -17,6 +17,7 @@ var rejectsNodePorts = spec.Spec{
 	Features:    builtInFeatures,
 	Profile:     spec.Extended,
 	Seed:        seedBuiltIn,
+	Isolation:   bindsPodsToANode,
 }
 
 // hostPort is a port no other case uses.

@@ -16,6 +16,7 @@ var rejectsOutOfCPU = spec.Spec{
 	Features:    builtInFeatures,
 	Profile:     spec.Extended,
 	Seed:        seedBuiltIn,
+	Isolation:   bindsPodsToANode,
 }
 
 var _ = describe(rejectsOutOfCPU, func(f *harness.Framework) {

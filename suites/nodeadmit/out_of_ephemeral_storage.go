@@ -14,9 +14,10 @@ var rejectsOutOfEphemeralStorage = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod bound to a node that asks for more ephemeral storage than the node can allocate is rejected by the kubelet " +
 		"with Reason OutOfephemeral-storage.",
-	Features: builtInFeatures,
-	Profile:  spec.Extended,
-	Seed:     seedBuiltIn,
+	Features:  builtInFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedBuiltIn,
+	Isolation: bindsPodsToANode,
 }
 
 var _ = describe(rejectsOutOfEphemeralStorage, func(f *harness.Framework) {

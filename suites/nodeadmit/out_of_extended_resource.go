@@ -17,9 +17,10 @@ var rejectsOutOfExtendedResource = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod bound to a node that asks for more of an extended resource than the node advertises is rejected by the " +
 		"kubelet with Reason OutOf<resource name>.",
-	Features: builtInFeatures,
-	Profile:  spec.Extended,
-	Seed:     seedBuiltIn,
+	Features:  builtInFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedBuiltIn,
+	Isolation: bindsPodsToANode,
 }
 
 var _ = describe(rejectsOutOfExtendedResource, func(f *harness.Framework) {

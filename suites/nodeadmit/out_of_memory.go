@@ -16,6 +16,7 @@ var rejectsOutOfMemory = spec.Spec{
 	Features:    builtInFeatures,
 	Profile:     spec.Extended,
 	Seed:        seedBuiltIn,
+	Isolation:   bindsPodsToANode,
 }
 
 var _ = describe(rejectsOutOfMemory, func(f *harness.Framework) {

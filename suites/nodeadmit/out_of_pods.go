@@ -21,6 +21,7 @@ var rejectsOutOfPods = spec.Spec{
 	Features:    builtInFeatures,
 	Profile:     spec.Extended,
 	Seed:        seedBuiltIn,
+	Isolation:   fillsTheNode,
 }
 
 var _ = describe(rejectsOutOfPods, func(f *harness.Framework) {

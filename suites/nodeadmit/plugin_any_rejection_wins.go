@@ -14,9 +14,10 @@ var pluginAnyRejectionWins = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "When one node admission plugin rejects a pod and the others admit it, the pod is rejected with the " +
 		"rejecting plugin's Reason and Message, and every plugin was asked.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedPlugins,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedPlugins,
+	Isolation: installsPlugins,
 }
 
 var _ = describe(pluginAnyRejectionWins, func(f *harness.Framework) {

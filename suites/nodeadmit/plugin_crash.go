@@ -14,9 +14,10 @@ var pluginCrashFailsClosed = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A node admission plugin that crashes while deciding on a pod makes the node reject the pod, with " +
 		"Reason AdmissionPluginFailed and a message naming the plugin.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedFailClosed,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedFailClosed,
+	Isolation: installsPlugins,
 }
 
 var _ = describe(pluginCrashFailsClosed, func(f *harness.Framework) {

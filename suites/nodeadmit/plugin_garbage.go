@@ -14,9 +14,10 @@ var pluginGarbageFailsClosed = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A node admission plugin that answers something other than an AdmitResult makes the node reject the pod, " +
 		"with Reason AdmissionPluginInvalidResponse and a message naming the plugin.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedFailClosed,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedFailClosed,
+	Isolation: installsPlugins,
 }
 
 var _ = describe(pluginGarbageFailsClosed, func(f *harness.Framework) {

@@ -14,9 +14,10 @@ var pluginNonZeroExitFailsClosed = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A shell node admission plugin that exits non-zero makes the node reject the pod, with Reason " +
 		"AdmissionPluginFailed and a message naming the plugin.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedFailClosed,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedFailClosed,
+	Isolation: installsPlugins,
 }
 
 var _ = describe(pluginNonZeroExitFailsClosed, func(f *harness.Framework) {

@@ -14,9 +14,10 @@ var pluginRejectionKeepsReason = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod a node admission plugin rejects fails with the plugin's Reason, the plugin's Message after " +
 		"\"Pod was rejected: \", and a Warning event with that Reason, and is not deleted.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedPlugins,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedPlugins,
+	Isolation: installsPlugins,
 }
 
 var _ = describe(pluginRejectionKeepsReason, func(f *harness.Framework) {

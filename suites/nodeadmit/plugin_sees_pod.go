@@ -18,9 +18,10 @@ var pluginSeesPodUnchanged = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A node admission plugin is sent the pod as stored: a v1 Pod with the same name, namespace, UID, labels " +
 		"and spec, and the pod it admits runs with that spec unchanged.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedParallel,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedParallel,
+	Isolation: installsPlugins,
 }
 
 var _ = describe(pluginSeesPodUnchanged, func(f *harness.Framework) {

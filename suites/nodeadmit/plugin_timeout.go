@@ -16,9 +16,10 @@ var pluginTimeoutFailsClosed = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A node admission plugin that does not answer within the host's timeout makes the node reject the pod " +
 		"once the timeout passes, with Reason AdmissionPluginTimeout and a message naming the plugin.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedFailClosed,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedFailClosed,
+	Isolation: installsPlugins,
 }
 
 // hang is longer than any plugin timeout the harness sets.

@@ -17,6 +17,7 @@ var pluginsAllAdmit = spec.Spec{
 	Features:    pluginFeatures,
 	Profile:     spec.Reference,
 	Seed:        seedPlugins,
+	Isolation:   installsPlugins,
 }
 
 var _ = describe(pluginsAllAdmit, func(f *harness.Framework) {

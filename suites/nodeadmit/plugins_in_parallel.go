@@ -19,9 +19,10 @@ var pluginsRunInParallel = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "Two node admission plugins that each take 1 s to admit a pod are asked at the same time: the pod is " +
 		"admitted in about 1 s, not 2 s.",
-	Features: pluginFeatures,
-	Profile:  spec.Reference,
-	Seed:     seedParallel,
+	Features:  pluginFeatures,
+	Profile:   spec.Reference,
+	Seed:      seedParallel,
+	Isolation: measuresPluginParallelism,
 }
 
 // slowAnswer is how long each plugin takes.

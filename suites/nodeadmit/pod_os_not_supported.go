@@ -15,6 +15,7 @@ var rejectsPodOSNotSupported = spec.Spec{
 	Features:    builtInFeatures,
 	Profile:     spec.Extended,
 	Seed:        seedBuiltIn,
+	Isolation:   bindsPodsToANode,
 }
 
 var _ = describe(rejectsPodOSNotSupported, func(f *harness.Framework) {

@@ -17,9 +17,10 @@ var rejectsPodOSSelectorMismatch = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod bound to a node whose own kubernetes.io/os label names another operating system than the node's is " +
 		"rejected by the kubelet with Reason PodOSSelectorNodeLabelDoesNotMatch.",
-	Features: builtInFeatures,
-	Profile:  spec.Extended,
-	Seed:     seedBuiltIn,
+	Features:  builtInFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedBuiltIn,
+	Isolation: bindsPodsToANode,
 }
 
 var _ = describe(rejectsPodOSSelectorMismatch, func(f *harness.Framework) {

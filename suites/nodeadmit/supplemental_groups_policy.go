@@ -16,9 +16,10 @@ var rejectsSupplementalGroupsPolicy = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod asking for supplementalGroupsPolicy Strict, bound to a node whose runtime does not declare support " +
 		"for it (status.features.supplementalGroupsPolicy), is rejected by the kubelet with Reason SupplementalGroupsPolicyNotSupported.",
-	Features: builtInFeatures,
-	Profile:  spec.Extended,
-	Seed:     seedBuiltIn,
+	Features:  builtInFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedBuiltIn,
+	Isolation: bindsPodsToANode,
 }
 
 var _ = describe(rejectsSupplementalGroupsPolicy, func(f *harness.Framework) {

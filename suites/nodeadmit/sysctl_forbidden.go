@@ -16,9 +16,10 @@ var rejectsSysctlForbidden = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod bound to a node that sets an unsafe sysctl the node does not allow is rejected by the kubelet with " +
 		"Reason SysctlForbidden.",
-	Features: builtInFeatures,
-	Profile:  spec.Extended,
-	Seed:     seedBuiltIn,
+	Features:  builtInFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedBuiltIn,
+	Isolation: bindsPodsToANode,
 }
 
 // unsafeSysctl is namespaced (so the API accepts it) but not in the

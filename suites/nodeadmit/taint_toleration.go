@@ -22,9 +22,10 @@ var rejectsTaintToleration = spec.Spec{
 	Suite:     "nodeadmit",
 	Description: "A pod bound to a node with a NoExecute taint it does not tolerate is rejected by the kubelet with Reason " +
 		"TaintToleration, while a pod that tolerates the taint is admitted.",
-	Features: builtInFeatures,
-	Profile:  spec.Extended,
-	Seed:     seedBuiltIn,
+	Features:  builtInFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedBuiltIn,
+	Isolation: taintsTheNode,
 }
 
 // The kubelet only checks NoExecute taints at admission.

@@ -19,6 +19,8 @@ var matchingOperations = spec.Spec{
 	Features:    []features.Name{features.ValidatingWebhook},
 	Profile:     spec.Core,
 	Seed:        "002 RuleWithVerbs: Verbs is the verbs the admission hook cares about - CREATE, UPDATE, or * for all verbs",
+	Isolation: spec.Isolation{Shares: []string{spec.NodesState},
+		Reason: "creates a pod without a scheduling gate, which the scheduler binds to one of the harness's nodes"},
 }
 
 func operationRule(resource string, ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {

@@ -26,6 +26,8 @@ var matchingResources = spec.Spec{
 	Profile:  spec.Core,
 	Seed: "002 Rule.Resources: 'pods' means pods, 'pods/log' the log subresource of pods, '*' all resources but " +
 		"not subresources, 'pods/*' all subresources of pods, '*/scale' all scale subresources, '*/*' all resources and their subresources",
+	Isolation: spec.Isolation{Shares: []string{spec.NodesState},
+		Reason: "creates a pod without a scheduling gate, which the scheduler binds to one of the harness's nodes"},
 }
 
 func resourceRule(groups []string, resources ...string) []admissionregistrationv1.RuleWithOperations {

@@ -32,7 +32,10 @@ type Cluster struct {
 	controllers *controllerManager
 	scheduled   bool
 	controlled  bool
+	nodesMu     sync.Mutex
 	nodes       *nodes.Set
+	// background is set when the nodes start after Start returns.
+	background *backgroundNodes
 
 	config   *rest.Config
 	replicas []*rest.Config
@@ -78,7 +81,7 @@ func (c *Cluster) Capabilities() features.Set {
 // Topology implements cluster.Cluster.
 func (c *Cluster) Topology() string {
 	return fmt.Sprintf("embedded: %d apiserver(s), scheduler %t, controller-manager %t, %d node(s)",
-		c.apiserverCount, c.scheduled, c.controlled, len(c.nodes.Names()))
+		c.apiserverCount, c.scheduled, c.controlled, len(c.nodeSet().Names()))
 }
 
 // MetricsShared implements cluster.SharedMetrics: the replicas are in one

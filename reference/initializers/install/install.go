@@ -147,7 +147,7 @@ func (in *Instance) startWebhook(ctx context.Context, src webhook.Source) error 
 	if o.ReverseOrder {
 		order = webhook.ReverseByName
 	}
-	in.server, err = webhook.Start(o.ListenAddress, cert, src, webhook.Settings{BlockAfter: o.BlockAfter, Order: order}, o.Logger.WithName("webhook"))
+	in.server, err = webhook.Start(o.ListenAddress, cert, src, webhook.Settings{BlockAfter: o.BlockAfter, Order: order, ScopeLabel: o.ScopeLabel}, o.Logger.WithName("webhook"))
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,11 @@ type Options struct {
 	AdvertiseHost string
 	Hosts         []string
 
+	// ScopeLabel, when set, scopes each configuration to the namespace its
+	// label ScopeLabel names (webhook.Settings.ScopeLabel); empty: every
+	// configuration applies everywhere the webhook acts, as in the seed.
+	ScopeLabel string
+
 	// PollInterval is the gap between two configuration reads (seed: 1 s).
 	PollInterval time.Duration
 	// BlockAfter is how long after the latest successful read creations are

@@ -26,6 +26,12 @@ type Settings struct {
 	// denied (the seed's 5 s).
 	BlockAfter time.Duration
 	Order      Order
+	// ScopeLabel, when set, scopes each configuration to one namespace: it
+	// applies only to creations in the namespace its label ScopeLabel
+	// names (a harness option, off by default: the seed's configurations
+	// apply everywhere; the harness scopes each spec's configurations to
+	// the spec's namespace so that specs can run at the same time).
+	ScopeLabel string
 }
 
 var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
@@ -43,6 +49,9 @@ func Admit(req *admissionv1.AdmissionRequest, src Source, now time.Time, s Setti
 	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
 	if gvr != podsResource || req.SubResource != "" {
 		return resp
+	}
+	if s.ScopeLabel != "" {
+		configs = inScope(configs, s.ScopeLabel, req.Namespace)
 	}
 	plan := Plan(configs, gvr, s.Order)
 	if len(plan) == 0 {
@@ -124,4 +133,15 @@ func names(plan []v1alpha1.Assigned) string {
 		out[i] = a.Name
 	}
 	return strings.Join(out, ", ")
+}
+
+// inScope keeps the configurations whose label scope names namespace.
+func inScope(configs []v1alpha1.InitializerConfiguration, scope, namespace string) []v1alpha1.InitializerConfiguration {
+	var out []v1alpha1.InitializerConfiguration
+	for _, c := range configs {
+		if v, ok := c.Labels[scope]; ok && v == namespace {
+			out = append(out, c)
+		}
+	}
+	return out
 }

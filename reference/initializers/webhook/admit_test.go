@@ -133,3 +133,22 @@ func TestAdmitLeavesABoundPodAloneWithAWarning(t *testing.T) {
 		t.Errorf("%+v", resp)
 	}
 }
+
+func TestAdmitWithAScopeLabelAppliesOnlyTheNamespacesConfigurations(t *testing.T) {
+	pods := rule("", "v1", "pods")
+	now := time.Now()
+	mine, theirs, unlabelled := config("a", init1("mine.io/one", pods)), config("b", init1("theirs.io/one", pods)), config("c", init1("anyone.io/one", pods))
+	mine.Labels = map[string]string{"scope": "ns-a"}
+	theirs.Labels = map[string]string{"scope": "ns-b"}
+	src := source{configs: []v1alpha1.InitializerConfiguration{mine, theirs, unlabelled}, readAt: now, ok: true}
+	req := podRequest(t, &corev1.Pod{})
+	req.Namespace = "ns-a"
+	scoped := admitted(t, &corev1.Pod{}, Admit(req, src, now, Settings{BlockAfter: time.Second, ScopeLabel: "scope"}))
+	if a, err := v1alpha1.AssignedTo(scoped); err != nil || len(a) != 1 || a[0].Name != "mine.io/one" {
+		t.Errorf("scoped: assigned %+v, %v; want mine.io/one alone", a, err)
+	}
+	global := admitted(t, &corev1.Pod{}, Admit(req, src, now, Settings{BlockAfter: time.Second}))
+	if a, err := v1alpha1.AssignedTo(global); err != nil || len(a) != 3 {
+		t.Errorf("without a scope label every configuration applies: assigned %+v, %v", a, err)
+	}
+}

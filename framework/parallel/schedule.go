@@ -1,0 +1,162 @@
+package parallel
+
+import (
+	"context"
+	"slices"
+)
+
+// Schedule runs units with up to workers at a time and returns the indexes
+// of the units it never started (ctx ended first). run executes one unit
+// and returns when its worker has exited.
+//
+// A unit holding a state (spec.Isolation.Exclusive) runs beside no unit
+// naming that state; a unit sharing one (Shares) runs beside others sharing
+// it, never beside its holder. The holders of a state run back to back,
+// then its sharers together (a sharer starts once no holder is left), since
+// every holder waits for every sharer running. A unit needing nodes waits
+// until nodesReady is closed (nil: ready now). Serial units run after all
+// others, one at a time, with nothing beside them. Among the units that may
+// start, the one at the head of the longest chain of holders goes first,
+// then the longest (see priority).
+func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan struct{}, run func(Unit)) (notStarted []int) {
+	workers = max(1, workers)
+	if nodesReady == nil {
+		ready := make(chan struct{})
+		close(ready)
+		nodesReady = ready
+	}
+	var pending, serial []int
+	for i, u := range units {
+		if u.Serial() {
+			serial = append(serial, i)
+		} else {
+			pending = append(pending, i)
+		}
+	}
+	held := map[string]bool{}  // states a running unit holds
+	shared := map[string]int{} // running units sharing each state
+	holdersLeft := map[string]int{}
+	finished := make(chan int)
+	running := 0
+	start := func(i int) {
+		running++
+		iso := units[i].Spec.Isolation
+		for _, s := range iso.Exclusive {
+			held[s] = true
+		}
+		for _, s := range iso.Shares {
+			shared[s]++
+		}
+		go func() {
+			run(units[i])
+			finished <- i
+		}()
+	}
+	release := func(i int) {
+		running--
+		iso := units[i].Spec.Isolation
+		for _, s := range iso.Exclusive {
+			delete(held, s)
+			holdersLeft[s]--
+		}
+		for _, s := range iso.Shares {
+			shared[s]--
+		}
+	}
+	nodesUp := func() bool {
+		select {
+		case <-nodesReady:
+			return true
+		default:
+			return false
+		}
+	}
+	// holdersLeft counts, per state, the units holding it that have not
+	// finished: while some are left, no sharer of the state starts, so the
+	// holders run back to back and the sharers together after them.
+	for _, i := range pending {
+		for _, s := range units[i].Spec.Isolation.Exclusive {
+			holdersLeft[s]++
+		}
+	}
+	for len(pending) > 0 {
+		if ctx.Err() != nil {
+			for running > 0 {
+				release(<-finished)
+			}
+			return append(pending, serial...)
+		}
+		// One pass in priority order over what may start now.
+		reserved := map[string]bool{}
+		started, waitForNodes := false, false
+		for _, i := range priority(units, pending) {
+			if running >= workers {
+				break
+			}
+			iso := units[i].Spec.Isolation
+			if units[i].NeedsNodes && !nodesUp() {
+				waitForNodes = true
+				continue
+			}
+			free := true
+			for _, s := range iso.Exclusive {
+				if held[s] || shared[s] > 0 || reserved[s] {
+					free = false
+				}
+			}
+			for _, s := range iso.Shares {
+				if held[s] || reserved[s] || holdersLeft[s] > 0 {
+					free = false
+				}
+			}
+			if !free {
+				for _, s := range iso.Exclusive {
+					reserved[s] = true // it goes next: no new sharer meanwhile
+				}
+				continue
+			}
+			start(i)
+			pending = slices.DeleteFunc(pending, func(j int) bool { return j == i })
+			started = true
+		}
+		if started {
+			continue // what started may let nothing else start: look again
+		}
+		ready := nodesReady
+		if !waitForNodes {
+			ready = nil
+		}
+		if running == 0 && ready == nil {
+			// Nothing runs and nothing waits for the nodes, yet nothing may
+			// start: cannot happen (a unit alone always may); guard anyway.
+			i := priority(units, pending)[0]
+			start(i)
+			pending = slices.DeleteFunc(pending, func(j int) bool { return j == i })
+			continue
+		}
+		select {
+		case i := <-finished:
+			release(i)
+		case <-ready:
+		case <-ctx.Done():
+		}
+	}
+	for running > 0 {
+		release(<-finished)
+	}
+	order := priority(units, serial)
+	for k, i := range order {
+		if units[i].NeedsNodes && !nodesUp() {
+			select {
+			case <-nodesReady:
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			return order[k:]
+		}
+		start(i)
+		release(<-finished)
+	}
+	return nil
+}
