@@ -178,7 +178,42 @@ func (p *parallelRun) describe(relay *parallel.Relay) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := p.env.Cluster.(cluster.Faults); ok {
+		a.DeadNodes = p.deadNodesFile()
+	}
 	return parallel.WriteAttach(p.attach, a)
+}
+
+func (p *parallelRun) deadNodesFile() string { return filepath.Join(p.dir, "dead-nodes.json") }
+
+// watchNodes passes on to the workers (through the dead nodes file) each
+// node whose kubelet dies, which only this process sees (its children), so
+// that the cases needing it fail at once, naming it, as in a serial run.
+// It ends with ctx.
+func (p *parallelRun) watchNodes(ctx context.Context) {
+	f, ok := p.env.Cluster.(cluster.Faults)
+	if !ok {
+		return
+	}
+	t := time.NewTicker(p.env.Bounds.PollInterval.Duration)
+	defer t.Stop()
+	known := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			dead := f.DeadNodes()
+			if len(dead) == known {
+				continue
+			}
+			if err := parallel.WriteDeadNodes(p.deadNodesFile(), dead); err != nil {
+				fmt.Fprintf(p.runOpts.Progress, "warning: cannot tell the workers which nodes died: %v\n", err)
+				continue
+			}
+			known = len(dead)
+		}
+	}
 }
 
 // startRouter puts the router where the relay delivers webhook calls, in
@@ -265,6 +300,8 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 			}
 		}
 	}()
+
+	go p.watchNodes(ctx)
 
 	// Nodes still starting (embedded, --parallel): the specs needing them
 	// wait, the others go; once they are up, the attach file lists them.

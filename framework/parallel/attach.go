@@ -57,6 +57,10 @@ type Attach struct {
 	// by node name: directories on this host, so workers configure them as
 	// the parent would.
 	PluginHosts map[string]PluginHost `json:"pluginHosts,omitempty"`
+	// DeadNodes, when set, is the file where the parent records the nodes
+	// whose kubelet died (WriteDeadNodes), for a cluster whose nodes the
+	// parent watches (cluster.Faults).
+	DeadNodes string `json:"deadNodes,omitempty"`
 }
 
 // Node is a node of the cluster.

@@ -73,7 +73,7 @@ func Describe(env *harness.Env, webhookHosts []string, relay *parallel.Relay) (p
 }
 
 // Cluster is the parent's cluster as a worker sees it. It implements
-// cluster.Cluster, cluster.SharedMetrics and nodes.PluginHosts;
+// cluster.Cluster, cluster.SharedMetrics, cluster.Faults and nodes.PluginHosts;
 // auditCluster adds cluster.AuditLog when the file lists audit logs. It
 // never implements WebhookHost or WebhookEndpoint: Env sets up the worker's
 // webhook server from the file itself.
@@ -140,7 +140,21 @@ func (c *Cluster) NodePluginHost(node string) (nodes.PluginHost, bool) {
 	return nodes.PluginHost{ConfigDir: h.ConfigDir, PluginDir: h.PluginDir, StateDir: h.StateDir, Timeout: h.Timeout}, true
 }
 
+// DeadNodes implements cluster.Faults with what the parent recorded (no
+// node is dead when the parent cannot tell, or the file cannot be read).
+func (c *Cluster) DeadNodes() map[string]error {
+	if c.a.DeadNodes == "" {
+		return nil
+	}
+	dead, err := parallel.ReadDeadNodes(c.a.DeadNodes)
+	if err != nil {
+		return nil
+	}
+	return dead
+}
+
 var (
+	_ cluster.Faults        = (*Cluster)(nil)
 	_ cluster.Cluster       = (*Cluster)(nil)
 	_ cluster.SharedMetrics = (*Cluster)(nil)
 	_ nodes.PluginHosts     = (*Cluster)(nil)
