@@ -1,4 +1,8 @@
-package runner
+// Package runtest runs a real Ginkgo suite through runner.Run on no
+// cluster. It is a package of its own because Ginkgo allows one suite run
+// per test binary (and refuses go test -count), which the runner's own unit
+// tests need not inherit.
+package runtest
 
 import (
 	"context"
@@ -16,6 +20,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/lateness"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/runner"
 )
 
 // stall makes the monitor's next sleep last this much longer: the harness
@@ -59,8 +64,8 @@ func stallingSleep(d time.Duration, stop <-chan struct{}) bool {
 // ran has its delay, and only the starved failure says so.
 func TestRunRecordsEachCasesHarnessDelayAndNotesStarvedFailures(t *testing.T) {
 	env := &harness.Env{Cluster: stubCluster{}, Bounds: bounds.Defaults()}
-	res := Run(&quietT{}, env, Options{
-		Selection:    Selection{Skip: []string{"is never run"}},
+	res := runner.Run(&quietT{}, env, runner.Options{
+		Selection:    runner.Selection{Skip: []string{"is never run"}},
 		Progress:     io.Discard,
 		GinkgoOutput: io.Discard,
 		Plain:        true,
