@@ -80,8 +80,8 @@ func (rs reportSet) write(res results.Results) (report.ConformanceReport, error)
 }
 
 // writeDetails ends the run log with the profiles' results and the full
-// story of every case that did not pass: message, location and what the
-// fake webhooks saw.
+// story of every case that did not pass: message, location, how late the
+// harness's own wake-ups came, measurements and what the fake webhooks saw.
 func writeDetails(w io.Writer, res results.Results, rep report.ConformanceReport) {
 	fmt.Fprintf(w, "\n=== report: %s\n", rep.Result)
 	for _, p := range rep.Profiles {
@@ -96,6 +96,9 @@ func writeDetails(w io.Writer, res results.Results, rep report.ConformanceReport
 		fmt.Fprintln(w, strings.TrimRight(s.Message, "\n"))
 		if s.Location != "" {
 			fmt.Fprintln(w, "at "+s.Location)
+		}
+		if d := s.HarnessDelayText(); d != "" {
+			fmt.Fprintln(w, d)
 		}
 		for _, m := range s.Measurements {
 			fmt.Fprintln(w, "measured "+m.String())

@@ -59,3 +59,17 @@ func TestYAMLRoundTripAndValidation(t *testing.T) {
 		t.Fatalf("zero bound accepted or not named: %v", err)
 	}
 }
+
+func TestHarnessStarvedIsABoundLikeTheOthers(t *testing.T) {
+	b := Defaults()
+	if b.HarnessStarved.Duration != 100*time.Millisecond {
+		t.Fatalf("default %s, want 100ms", b.HarnessStarved)
+	}
+	if err := b.Set("harnessStarved=250ms"); err != nil || b.HarnessStarved.Duration != 250*time.Millisecond {
+		t.Fatalf("--bound harnessStarved=250ms: %v, %s", err, b.HarnessStarved)
+	}
+	b.HarnessStarved = D(0)
+	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "harnessStarved") {
+		t.Fatalf("zero harnessStarved accepted or not named: %v", err)
+	}
+}

@@ -87,6 +87,11 @@ func FromSpecReport(r types.SpecReport) Spec {
 			if entryValue(e, &j) {
 				s.Journal = &j
 			}
+		case HarnessDelayEntry:
+			var ms float64
+			if entryValue(e, &ms) {
+				s.HarnessDelayMs = &ms
+			}
 		}
 	}
 	return s

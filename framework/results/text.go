@@ -79,3 +79,12 @@ func (m Measurement) String() string {
 	}
 	return line
 }
+
+// HarnessDelayText says how late the harness's own wake-ups came during the
+// case, or "" when that was not measured.
+func (s Spec) HarnessDelayText() string {
+	if s.HarnessDelayMs == nil {
+		return ""
+	}
+	return fmt.Sprintf("harness wake-ups up to %.1fms late", *s.HarnessDelayMs)
+}

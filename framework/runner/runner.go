@@ -14,6 +14,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/lateness"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -75,6 +76,9 @@ type Options struct {
 	// Plain makes Ginkgo's own output succinct and colourless (the CLI);
 	// go test keeps whatever Ginkgo's flags say.
 	Plain bool
+	// Lateness configures the monitor of the harness's own wake-ups; the
+	// zero value is the real clock (tests inject a sleeper that stalls).
+	Lateness lateness.Options
 }
 
 // Run runs the selected specs against env. t is the *testing.T under go
@@ -83,10 +87,14 @@ type Options struct {
 func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Results {
 	harness.Use(env)
 	out := NewResults(env, opts)
+	// A failure then says whether the harness itself was starved.
+	mon := startLateness(env.Bounds, opts.Lateness)
+	defer mon.Stop()
 	progress := newProgress(opts.Progress, opts.Live, opts.LiveWidth)
 	var final types.Report
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) { progress.begin(r.PreRunStats.SpecsThatWillRun) })
 	ginkgo.ReportBeforeEach(func(r ginkgo.SpecReport) { progress.started(r) })
+	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) { recordHarnessDelay(mon, r) })
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) { progress.done(r) })
 	ginkgo.ReportAfterSuite("results", func(r ginkgo.Report) { final = r })
 
@@ -119,6 +127,7 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 
 	out.FinishedAt = time.Now().UTC()
 	out.Specs = results.FromGinkgo(final)
+	results.NoteStarvation(out.Specs, env.Bounds.HarnessStarved.Duration)
 	out.Summarize()
 	return out
 }

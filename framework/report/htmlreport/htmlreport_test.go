@@ -160,7 +160,7 @@ func TestReportShowsProfilesFailuresFirstPlotsAndTrends(t *testing.T) {
 	if failureCards != 1 {
 		t.Fatalf("%d failure cards, want 1", failureCards)
 	}
-	for _, s := range []string{"webhooks/ConfigurationPropagatesWithinBound", "replica 2 enforced the configuration after 1.4s", "suites/webhooks/propagation.go:61", "3 earlier calls omitted", "client went away while hanging"} {
+	for _, s := range []string{"webhooks/ConfigurationPropagatesWithinBound", "replica 2 enforced the configuration after 1.4s", "suites/webhooks/propagation.go:61", "3 earlier calls omitted", "client went away while hanging", "harness wake-ups up to 42.5ms late"} {
 		if !strings.Contains(failureText, s) {
 			t.Errorf("the failure card lacks %q", s)
 		}

@@ -51,6 +51,9 @@ func Results(started time.Time, scale float64) results.Results {
 				Message:      "replica 2 enforced the configuration after 1.4s\nExpected\n    <float64>: 1.4\nto be <=\n    <float64>: 1",
 				Location:     "suites/webhooks/propagation.go:61",
 				Measurements: propagation,
+				// The harness's own wake-ups were late too, by less than
+				// the default harnessStarved bound.
+				HarnessDelayMs: bound(42.5),
 				Journal: &results.JournalExcerpt{Omitted: 3, Calls: []results.JournalCall{
 					{Seq: 41, Webhook: "marker-m.ac-ns.admission-conformance.io", Phase: "mutating", Path: "/ac-ns/cfg/marker-m", Operation: "CREATE", Resource: "v1/configmaps", Namespace: "ac-ns", Name: "marker-1", DryRun: true, ReceivedMs: 10.2, DurationMs: 0.3, Action: "Deny", Answered: true},
 					{Seq: 42, Webhook: "m1.ac-ns.admission-conformance.io", Phase: "mutating", Path: "/ac-ns/cfg/m1", Operation: "CREATE", Resource: "v1/configmaps", Namespace: "ac-ns", Name: "subject", ReceivedMs: 1412.5, DurationMs: 0.4, Action: "Patch", Allowed: true, Answered: true},
