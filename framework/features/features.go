@@ -48,7 +48,7 @@ var registry = map[Name]Feature{
 	ValidatingWebhook:          {Core: true, Description: "ValidatingAdmissionWebhook plugin with admissionregistration.k8s.io/v1 configurations"},
 	WebhookMatchConditions:     {Core: true, Description: "CEL matchConditions on webhooks (GA in 1.30)"},
 	ValidatingAdmissionPolicy:  {Core: true, Description: "ValidatingAdmissionPolicy and bindings (GA in 1.30)"},
-	MutatingAdmissionPolicy:    {Description: "MutatingAdmissionPolicy and bindings (GA in 1.36)"},
+	MutatingAdmissionPolicy:    {Description: "MutatingAdmissionPolicy and bindings (GA in 1.36; real clusters declare it where discovery shows admissionregistration.k8s.io/v1 mutatingadmissionpolicies)"},
 	WebhookConfigurationOrder:  {Description: "mutating webhook configurations are called in name order (upstream behaviour, not an API guarantee)"},
 	ParallelValidatingWebhooks: {Description: "validating webhooks of one request are called in parallel"},
 	AuditLog:                   {Description: "the harness can read each apiserver's audit log"},

@@ -7,8 +7,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 )
 
 // Sweep deletes everything labelled with the run ID (or, with runID "", every
@@ -38,8 +41,13 @@ func Sweep(ctx context.Context, config *rest.Config, runID string) error {
 	collect("validating webhook configurations", ar.ValidatingWebhookConfigurations().DeleteCollection(ctx, del, list))
 	collect("validating admission policy bindings", ar.ValidatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
 	collect("validating admission policies", ar.ValidatingAdmissionPolicies().DeleteCollection(ctx, del, list))
-	collect("mutating admission policy bindings", ar.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
-	collect("mutating admission policies", ar.MutatingAdmissionPolicies().DeleteCollection(ctx, del, list))
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	// Not found where the cluster does not serve them.
+	collect("mutating admission policy bindings", mutatingpolicy.BindingClient(dyn).DeleteCollection(ctx, del, list))
+	collect("mutating admission policies", mutatingpolicy.PolicyClient(dyn).DeleteCollection(ctx, del, list))
 	collect("reference initializers", sweepReferenceInitializers(ctx, config, selector))
 	namespaces, err := client.CoreV1().Namespaces().List(ctx, list)
 	collect("namespaces", err)

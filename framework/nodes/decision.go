@@ -19,7 +19,12 @@ type Decision struct {
 	// failed it.
 	Admitted bool
 	// Latency runs from just before the create to the watch event that
-	// showed the decision.
+	// showed the decision: a rejected pod's Failed status, or the first
+	// status the kubelet wrote for an admitted pod (status.startTime, set
+	// when its pod worker starts syncing the pod, right after admission).
+	// Not the Running status: kubelets before 1.36 show that only after
+	// their next PLEG relist, up to a second later, which is pod start-up,
+	// not admission.
 	Latency time.Duration
 }
 
@@ -47,6 +52,7 @@ func CreateAndDecide(ctx context.Context, client kubernetes.Interface, pod *core
 		return Decision{}, fmt.Errorf("create pod %s: %w", pod.Name, err)
 	}
 	last := created
+	var admitted time.Duration // when the kubelet first wrote status for an admitted pod
 	for {
 		select {
 		case <-ctx.Done():
@@ -74,7 +80,15 @@ func CreateAndDecide(ctx context.Context, client kubernetes.Interface, pod *core
 			case corev1.PodFailed:
 				return Decision{Pod: p, Latency: time.Since(start)}, nil
 			case corev1.PodRunning, corev1.PodSucceeded:
-				return Decision{Pod: p, Admitted: true, Latency: time.Since(start)}, nil
+				latency := time.Since(start)
+				if admitted > 0 {
+					latency = admitted
+				}
+				return Decision{Pod: p, Admitted: true, Latency: latency}, nil
+			default:
+				if admitted == 0 && p.Status.StartTime != nil {
+					admitted = time.Since(start)
+				}
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 )
 
 // Admission policies (CEL) have no marker hook of their own, so the specs
@@ -107,32 +108,32 @@ func createValidatingPolicy(ctx context.Context, f *harness.Framework, subject, 
 // included), and its binding, deleted after the case.
 func createMutatingPolicy(ctx context.Context, f *harness.Framework, patch string) error {
 	name := f.Namespace + "-mutate"
-	ar := f.Client.AdmissionregistrationV1()
-	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
+	policies, bindings := mutatingpolicy.PolicyClient(f.Dynamic), mutatingpolicy.BindingClient(f.Dynamic)
+	policy := &mutatingpolicy.MutatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: policyLabels(f)},
-		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+		Spec: mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
 			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
 			MatchConstraints:   policyMatch(f),
 			MatchConditions:    notHarnessMarker(f),
-			Mutations: []admissionregistrationv1.Mutation{{
-				PatchType: admissionregistrationv1.PatchTypeJSONPatch,
-				JSONPatch: &admissionregistrationv1.JSONPatch{Expression: patch},
+			Mutations: []mutatingpolicy.Mutation{{
+				PatchType: mutatingpolicy.PatchTypeJSONPatch,
+				JSONPatch: &mutatingpolicy.JSONPatch{Expression: patch},
 			}},
 		},
 	}
-	if _, err := ar.MutatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+	if _, err := policies.Create(ctx, policy, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create mutating admission policy: %w", err)
 	}
-	deferDelete(ar.MutatingAdmissionPolicies().Delete, name)
-	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+	deferDelete(policies.Delete, name)
+	binding := &mutatingpolicy.MutatingAdmissionPolicyBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: policyLabels(f)},
-		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
+		Spec:       mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
 	}
-	if _, err := ar.MutatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+	if _, err := bindings.Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create mutating admission policy binding: %w", err)
 	}
-	deferDelete(ar.MutatingAdmissionPolicyBindings().Delete, name)
+	deferDelete(bindings.Delete, name)
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -402,10 +403,10 @@ var _ = harness.Describe(mutatingAdmissionPolicyDefaults, func(f *harness.Framew
 	ginkgo.It("binding: matchResources' matchPolicy and selectors are stored with their defaults", func(ctx ginkgo.SpecContext) {
 		// The binding names a policy that does not exist, so it applies to nothing.
 		absent := policyName(f, "absent")
-		mapb := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
-		_, err := mapb.Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+		mapb := mutatingpolicy.BindingClient(f.Dynamic)
+		_, err := mapb.Create(ctx, &mutatingpolicy.MutatingAdmissionPolicyBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "mapb-defaults"), Labels: f.Labels()},
-			Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: absent,
+			Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: absent,
 				MatchResources: &admissionregistrationv1.MatchResources{}},
 		}, metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -416,10 +417,10 @@ var _ = harness.Describe(mutatingAdmissionPolicyDefaults, func(f *harness.Framew
 	})
 
 	ginkgo.It("MutatingAdmissionPolicy: failurePolicy unset is stored as Fail, and a mutation that errors denies the request", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(mapWith(ctx, f, "default-fail", admissionregistrationv1.MutatingAdmissionPolicySpec{
-			Mutations: []admissionregistrationv1.Mutation{jsonPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`)},
-		}, admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
-		stored, err := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies().Get(ctx, policyName(f, "default-fail"), metav1.GetOptions{})
+		gomega.Expect(mapWith(ctx, f, "default-fail", mutatingpolicy.MutatingAdmissionPolicySpec{
+			Mutations: []mutatingpolicy.Mutation{jsonPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`)},
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		stored, err := mutatingpolicy.PolicyClient(f.Dynamic).Get(ctx, policyName(f, "default-fail"), metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(stored.Spec.FailurePolicy).To(gomega.HaveValue(gomega.Equal(admissionregistrationv1.Fail)), "spec.failurePolicy must default to Fail")
 		gomega.Expect(stored.Spec.MatchConstraints.MatchPolicy).To(gomega.HaveValue(gomega.Equal(admissionregistrationv1.Equivalent)),
@@ -430,11 +431,11 @@ var _ = harness.Describe(mutatingAdmissionPolicyDefaults, func(f *harness.Framew
 	})
 
 	ginkgo.It("MutatingAdmissionPolicy: reinvocationPolicy has no default: a policy without it is refused", func(ctx ginkgo.SpecContext) {
-		_, err := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicy{
+		_, err := mutatingpolicy.PolicyClient(f.Dynamic).Create(ctx, &mutatingpolicy.MutatingAdmissionPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "no-reinvocation"), Labels: f.Labels()},
-			Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			Spec: mutatingpolicy.MutatingAdmissionPolicySpec{
 				MatchConstraints: unscopedRules("", "v1", "configmaps"),
-				Mutations:        []admissionregistrationv1.Mutation{applyConfiguration(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)},
+				Mutations:        []mutatingpolicy.Mutation{applyConfiguration(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)},
 			}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		expectFieldInvalid(err, "spec.reinvocationPolicy", "Required value")
 	})

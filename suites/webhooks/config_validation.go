@@ -16,6 +16,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -347,28 +348,28 @@ func vapbCase(name, field, detail string, edit func(*admissionregistrationv1.Val
 		}}
 }
 
-func mapCase(name, field, detail string, edit func(*admissionregistrationv1.MutatingAdmissionPolicySpec)) policyCase {
+func mapCase(name, field, detail string, edit func(*mutatingpolicy.MutatingAdmissionPolicySpec)) policyCase {
 	return policyCase{kind: "MutatingAdmissionPolicy", name: name, field: field, detail: detail,
 		create: func(ctx context.Context, f *harness.Framework) error {
-			s := admissionregistrationv1.MutatingAdmissionPolicySpec{
+			s := mutatingpolicy.MutatingAdmissionPolicySpec{
 				FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
 				MatchConstraints:   policyConfigMapRules(),
 				ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
-				Mutations:          []admissionregistrationv1.Mutation{applyConfiguration(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)},
+				Mutations:          []mutatingpolicy.Mutation{applyConfiguration(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)},
 			}
 			edit(&s)
-			_, err := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicy{
+			_, err := mutatingpolicy.PolicyClient(f.Dynamic).Create(ctx, &mutatingpolicy.MutatingAdmissionPolicy{
 				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			return err
 		}}
 }
 
-func mapbCase(name, field, detail string, edit func(*admissionregistrationv1.MutatingAdmissionPolicyBindingSpec)) policyCase {
+func mapbCase(name, field, detail string, edit func(*mutatingpolicy.MutatingAdmissionPolicyBindingSpec)) policyCase {
 	return policyCase{kind: "MutatingAdmissionPolicyBinding", name: name, field: field, detail: detail,
 		create: func(ctx context.Context, f *harness.Framework) error {
-			s := admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: policyName(f, "case")}
+			s := mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: policyName(f, "case")}
 			edit(&s)
-			_, err := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+			_, err := mutatingpolicy.BindingClient(f.Dynamic).Create(ctx, &mutatingpolicy.MutatingAdmissionPolicyBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			return err
 		}}
@@ -397,8 +398,8 @@ var policyConfigCases = []policyCase{
 	vapbCase("a paramRef by selector with parameterNotFoundAction", "", "", func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
 		s.ParamRef = paramRef("", anyLabels, ptr.To(admissionregistrationv1.AllowAction))
 	}),
-	mapCase("a minimal policy", "", "", func(*admissionregistrationv1.MutatingAdmissionPolicySpec) {}),
-	mapbCase("a minimal binding", "", "", func(*admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) {}),
+	mapCase("a minimal policy", "", "", func(*mutatingpolicy.MutatingAdmissionPolicySpec) {}),
+	mapbCase("a minimal binding", "", "", func(*mutatingpolicy.MutatingAdmissionPolicyBindingSpec) {}),
 
 	// ValidatingAdmissionPolicy.
 	vapCase("a validation with an empty expression", "spec.validations[0].expression", "Required value",
@@ -488,47 +489,47 @@ var policyConfigCases = []policyCase{
 
 	// MutatingAdmissionPolicy.
 	mapCase("an unknown patchType", "spec.mutations[0].patchType", "Unsupported value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
 			s.Mutations[0].PatchType = "StrategicMerge"
 		}),
 	mapCase("no mutations", "spec.mutations", "Required value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) { s.Mutations = nil }),
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) { s.Mutations = nil }),
 	mapCase("patchType JSONPatch without jsonPatch", "spec.mutations[0].jsonPatch", "Required value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
-			s.Mutations[0].PatchType = admissionregistrationv1.PatchTypeJSONPatch
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
+			s.Mutations[0].PatchType = mutatingpolicy.PatchTypeJSONPatch
 		}),
 	mapCase("an applyConfiguration expression that does not compile", "spec.mutations[0].applyConfiguration.expression", "compilation failed",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
-			s.Mutations = []admissionregistrationv1.Mutation{applyConfiguration("Object{")}
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
+			s.Mutations = []mutatingpolicy.Mutation{applyConfiguration("Object{")}
 		}),
 	mapCase("a JSONPatch expression that does not compile", "spec.mutations[0].jsonPatch.expression", "compilation failed",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
-			s.Mutations = []admissionregistrationv1.Mutation{jsonPatch("[JSONPatch{")}
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
+			s.Mutations = []mutatingpolicy.Mutation{jsonPatch("[JSONPatch{")}
 		}),
 	mapCase("an unknown reinvocationPolicy", "spec.reinvocationPolicy", "Unsupported value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) { s.ReinvocationPolicy = "Sometimes" }),
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) { s.ReinvocationPolicy = "Sometimes" }),
 	mapCase("an unknown failurePolicy", "spec.failurePolicy", "Unsupported value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
 			s.FailurePolicy = ptr.To[admissionregistrationv1.FailurePolicyType]("Retry")
 		}),
 	mapCase("matchConstraints matching DELETE, which cannot be mutated", "spec.matchConstraints.resourceRules.operations", "Unsupported value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
 			s.MatchConstraints = ruleOperations(admissionregistrationv1.Delete)
 		}),
 	mapCase("resourceRules with * and another resource", "spec.matchConstraints.resourceRules[0].resources", "if '*' is present",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicySpec) {
+		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
 			ruleResources(s.MatchConstraints, "*", "configmaps")
 		}),
 
 	// MutatingAdmissionPolicyBinding.
 	mapbCase("no policyName", "spec.policyName", "Required value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) { s.PolicyName = "" }),
+		func(s *mutatingpolicy.MutatingAdmissionPolicyBindingSpec) { s.PolicyName = "" }),
 	mapbCase("a paramRef without parameterNotFoundAction", "spec.paramRef.parameterNotFoundAction", "Required value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) {
+		func(s *mutatingpolicy.MutatingAdmissionPolicyBindingSpec) {
 			s.ParamRef = paramRef("params", nil, nil)
 		}),
 	mapbCase("matchResources matching DELETE, which cannot be mutated", "spec.matchResources.resourceRules.operations", "Unsupported value",
-		func(s *admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) {
+		func(s *mutatingpolicy.MutatingAdmissionPolicyBindingSpec) {
 			s.MatchResources = ruleOperations(admissionregistrationv1.Delete)
 		}),
 }

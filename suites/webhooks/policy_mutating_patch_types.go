@@ -14,6 +14,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -37,9 +38,9 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 	}
 
 	ginkgo.It("ApplyConfiguration and JSONPatch, applied in order, each seeing the previous result", func(ctx ginkgo.SpecContext) {
-		s := admissionregistrationv1.MutatingAdmissionPolicySpec{
+		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			Mutations: []admissionregistrationv1.Mutation{
+			Mutations: []mutatingpolicy.Mutation{
 				applyConfiguration(`Object{data: {"applied": "yes"}, metadata: Object.metadata{labels: {"mutated": "true"}}}`),
 				jsonPatch(`[
 					JSONPatch{op: "add", path: "/data/patched", value: object.data["applied"] + "-then-patched"},
@@ -48,7 +49,7 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 				]`),
 			},
 		}
-		gomega.Expect(mapWith(ctx, f, "patches", s, admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		gomega.Expect(mapWith(ctx, f, "patches", s, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		got, err := create(ctx, subjectData())
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(got.Data).To(gomega.Equal(map[string]string{"applied": "yes", "patched": "yes-then-patched", "existing": "new", "kept": "as sent"}),
@@ -59,12 +60,12 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 	ginkgo.It("params: the mutation reads the binding's param", func(ctx ginkgo.SpecContext) {
 		_, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, paramSA(f.Namespace, "params", "from the param", nil), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		s := admissionregistrationv1.MutatingAdmissionPolicySpec{
+		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			ParamKind:     paramKindSA,
-			Mutations:     []admissionregistrationv1.Mutation{applyConfiguration(`Object{data: {"param": string(params.metadata.annotations["forbidden"])}}`)},
+			Mutations:     []mutatingpolicy.Mutation{applyConfiguration(`Object{data: {"param": string(params.metadata.annotations["forbidden"])}}`)},
 		}
-		gomega.Expect(mapWith(ctx, f, "params", s, admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{ParamRef: &admissionregistrationv1.ParamRef{
+		gomega.Expect(mapWith(ctx, f, "params", s, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{ParamRef: &admissionregistrationv1.ParamRef{
 			Name: "params", ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)}})).To(gomega.Succeed())
 		got, err := create(ctx, subjectData())
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -72,12 +73,12 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 	})
 
 	ginkgo.It("matchConditions: a request a condition excludes is not mutated", func(ctx ginkgo.SpecContext) {
-		s := admissionregistrationv1.MutatingAdmissionPolicySpec{
+		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy:   ptr.To(admissionregistrationv1.Fail),
 			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "wanted", Expression: `object.metadata.name != "unwanted"`}},
-			Mutations:       []admissionregistrationv1.Mutation{applyConfiguration(`Object{data: {"applied": "yes"}}`)},
+			Mutations:       []mutatingpolicy.Mutation{applyConfiguration(`Object{data: {"applied": "yes"}}`)},
 		}
-		gomega.Expect(mapWith(ctx, f, "conditions", s, admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		gomega.Expect(mapWith(ctx, f, "conditions", s, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		got, err := create(ctx, configMap(f, "unwanted", map[string]string{"k": "v"}))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(got.Data).NotTo(gomega.HaveKey("applied"), "a false matchCondition must skip the mutation")
@@ -86,13 +87,13 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 		gomega.Expect(got.Data).To(gomega.HaveKeyWithValue("applied", "yes"))
 	})
 
-	erroring := []admissionregistrationv1.Mutation{
+	erroring := []mutatingpolicy.Mutation{
 		jsonPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`),
 		applyConfiguration(`Object{data: {"after": "applied"}}`),
 	}
 	ginkgo.It("failurePolicy Fail: a mutation that errors denies the request naming policy and binding", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(mapWith(ctx, f, "fail", admissionregistrationv1.MutatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail), Mutations: erroring}, admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		gomega.Expect(mapWith(ctx, f, "fail", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail), Mutations: erroring}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		_, err := create(ctx, subjectData())
 		gomega.Expect(err).To(gomega.HaveOccurred(), "failurePolicy Fail must deny when a mutation fails")
 		var status apierrors.APIStatus
@@ -106,8 +107,8 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 	})
 
 	ginkgo.It("failurePolicy Ignore: the failing mutation is skipped, the others apply", func(ctx ginkgo.SpecContext) {
-		gomega.Expect(mapWith(ctx, f, "ignore", admissionregistrationv1.MutatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionregistrationv1.Ignore), Mutations: erroring}, admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		gomega.Expect(mapWith(ctx, f, "ignore", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Ignore), Mutations: erroring}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		got, err := create(ctx, subjectData())
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "failurePolicy Ignore must admit when a mutation fails")
 		gomega.Expect(got.Data).To(gomega.HaveKeyWithValue("after", "applied"), "the mutation after the failing one must still apply")

@@ -10,6 +10,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -34,16 +35,16 @@ var _ = harness.Describe(mutatingPolicyReinvocation, func(f *harness.Framework) 
 		ginkgo.It("reinvocationPolicy "+string(tc.policy), func(ctx ginkgo.SpecContext) {
 			// The policy copies data.mutated, which the webhook (called after
 			// every mutating policy) adds, into data.copied.
-			s := admissionregistrationv1.MutatingAdmissionPolicySpec{
+			s := mutatingpolicy.MutatingAdmissionPolicySpec{
 				FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
 				ReinvocationPolicy: tc.policy,
 				// Not the harness's marker requests: those must reach the marker webhook untouched.
 				MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-a-marker",
 					Expression: "!has(object.metadata.labels) || !('" + harness.MarkerLabel + "' in object.metadata.labels)"}},
-				Mutations: []admissionregistrationv1.Mutation{applyConfiguration(
+				Mutations: []mutatingpolicy.Mutation{applyConfiguration(
 					`Object{data: {"copied": has(object.data) && "mutated" in object.data ? object.data["mutated"] : "none"}}`)},
 			}
-			gomega.Expect(mapWith(ctx, f, "copy", s, admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+			gomega.Expect(mapWith(ctx, f, "copy", s, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 			reg, err := f.RegisterMutating(ctx, "after-policy", harness.Hook{
 				Name: "m1", Behaviour: fakewebhook.Behaviour{Action: fakewebhook.Patch, Patch: addMutatedKey},
 			})

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 )
 
 // probeSeen is the annotation the probe MutatingAdmissionPolicy sets on
@@ -20,16 +21,16 @@ const probeSeen = "admission-conformance.io/policy-probe-seen"
 // mapWith creates a MutatingAdmissionPolicy named suffix with spec
 // (MatchConstraints scoped like createVAP's) and one binding of the same
 // name, and waits until it is enforced (see awaitMAPs).
-func mapWith(ctx context.Context, f *harness.Framework, suffix string, spec admissionregistrationv1.MutatingAdmissionPolicySpec,
-	binding admissionregistrationv1.MutatingAdmissionPolicyBindingSpec) error {
+func mapWith(ctx context.Context, f *harness.Framework, suffix string, spec mutatingpolicy.MutatingAdmissionPolicySpec,
+	binding mutatingpolicy.MutatingAdmissionPolicyBindingSpec) error {
 	name := policyName(f, suffix)
 	if err := createMAP(ctx, f, name, spec); err != nil {
 		return err
 	}
 	binding.PolicyName = name
 	binding.MatchResources = scoped(f, binding.MatchResources)
-	api := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
-	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: binding}
+	api := mutatingpolicy.BindingClient(f.Dynamic)
+	b := &mutatingpolicy.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: binding}
 	if _, err := api.Create(ctx, b, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create MutatingAdmissionPolicyBinding %s: %w", name, err)
 	}
@@ -37,13 +38,13 @@ func mapWith(ctx context.Context, f *harness.Framework, suffix string, spec admi
 	return awaitMAPs(ctx, f, binding.ParamRef != nil && spec.ParamKind != nil && spec.ParamKind.Kind == "ServiceAccount")
 }
 
-func createMAP(ctx context.Context, f *harness.Framework, name string, spec admissionregistrationv1.MutatingAdmissionPolicySpec) error {
+func createMAP(ctx context.Context, f *harness.Framework, name string, spec mutatingpolicy.MutatingAdmissionPolicySpec) error {
 	spec.MatchConstraints = scopedConstraints(f, spec.MatchConstraints)
 	if spec.ReinvocationPolicy == "" {
 		spec.ReinvocationPolicy = admissionregistrationv1.NeverReinvocationPolicy
 	}
-	api := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies()
-	p := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: spec}
+	api := mutatingpolicy.PolicyClient(f.Dynamic)
+	p := &mutatingpolicy.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: spec}
 	if _, err := api.Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create MutatingAdmissionPolicy %s: %w", name, err)
 	}
@@ -58,7 +59,7 @@ func createMAP(ctx context.Context, f *harness.Framework, name string, spec admi
 func awaitMAPs(ctx context.Context, f *harness.Framework, withParam bool) error {
 	name := policyName(f, "probe")
 	value := "'seen'"
-	spec := admissionregistrationv1.MutatingAdmissionPolicySpec{
+	spec := mutatingpolicy.MutatingAdmissionPolicySpec{
 		MatchConstraints: probeConstraints(f), FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 		ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
 	}
@@ -72,21 +73,21 @@ func awaitMAPs(ctx context.Context, f *harness.Framework, withParam bool) error 
 		ref = &admissionregistrationv1.ParamRef{Name: param.Name, ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)}
 		value = "string(params.metadata.annotations['seen'])"
 	}
-	spec.Mutations = []admissionregistrationv1.Mutation{{
-		PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
-		ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{
+	spec.Mutations = []mutatingpolicy.Mutation{{
+		PatchType: mutatingpolicy.PatchTypeApplyConfiguration,
+		ApplyConfiguration: &mutatingpolicy.ApplyConfiguration{
 			Expression: fmt.Sprintf("Object{metadata: Object.metadata{annotations: {%q: %s}}}", probeSeen, value),
 		},
 	}}
-	api := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicies()
-	p := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: spec}
+	api := mutatingpolicy.PolicyClient(f.Dynamic)
+	p := &mutatingpolicy.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: spec}
 	if _, err := api.Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create probe MutatingAdmissionPolicy: %w", err)
 	}
 	ginkgo.DeferCleanup(ignoreNotFound, api.Delete, name)
-	bindings := f.Client.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
-	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
-		Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name, ParamRef: ref, MatchResources: probeOnly(f)}}
+	bindings := mutatingpolicy.BindingClient(f.Dynamic)
+	b := &mutatingpolicy.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+		Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: name, ParamRef: ref, MatchResources: probeOnly(f)}}
 	if _, err := bindings.Create(ctx, b, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create probe MutatingAdmissionPolicyBinding: %w", err)
 	}
@@ -96,12 +97,12 @@ func awaitMAPs(ctx context.Context, f *harness.Framework, withParam bool) error 
 	})
 }
 
-func applyConfiguration(expression string) admissionregistrationv1.Mutation {
-	return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
-		ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: expression}}
+func applyConfiguration(expression string) mutatingpolicy.Mutation {
+	return mutatingpolicy.Mutation{PatchType: mutatingpolicy.PatchTypeApplyConfiguration,
+		ApplyConfiguration: &mutatingpolicy.ApplyConfiguration{Expression: expression}}
 }
 
-func jsonPatch(expression string) admissionregistrationv1.Mutation {
-	return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeJSONPatch,
-		JSONPatch: &admissionregistrationv1.JSONPatch{Expression: expression}}
+func jsonPatch(expression string) mutatingpolicy.Mutation {
+	return mutatingpolicy.Mutation{PatchType: mutatingpolicy.PatchTypeJSONPatch,
+		JSONPatch: &mutatingpolicy.JSONPatch{Expression: expression}}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -155,28 +156,28 @@ var _ = harness.Describe(mutatingPolicyPropagation, func(f *harness.Framework) {
 })
 
 func mutatingPolicySample(ctx context.Context, f *harness.Framework, stats *latencies, name string) {
-	ar := f.Client.AdmissionregistrationV1()
+	policies, bindings := mutatingpolicy.PolicyClient(f.Dynamic), mutatingpolicy.BindingClient(f.Dynamic)
 	annotate := func(value string) string {
 		return fmt.Sprintf(`Object{metadata: Object.metadata{annotations: {"admission-conformance.io/mutated-by": %q}}}`, value)
 	}
-	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
+	policy := &mutatingpolicy.MutatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
-		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+		Spec: mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
 			MatchConstraints:   configMapCreates(),
 			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
-			Mutations: []admissionregistrationv1.Mutation{{
-				PatchType:          admissionregistrationv1.PatchTypeApplyConfiguration,
-				ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: annotate("first")},
+			Mutations: []mutatingpolicy.Mutation{{
+				PatchType:          mutatingpolicy.PatchTypeApplyConfiguration,
+				ApplyConfiguration: &mutatingpolicy.ApplyConfiguration{Expression: annotate("first")},
 			}},
 		},
 	}
-	_, err := ar.MutatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{})
+	_, err := policies.Create(ctx, policy, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	ginkgo.DeferCleanup(ignoreNotFound, ar.MutatingAdmissionPolicies().Delete, name)
-	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+	ginkgo.DeferCleanup(ignoreNotFound, policies.Delete, name)
+	binding := &mutatingpolicy.MutatingAdmissionPolicyBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
-		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name, MatchResources: namespaceOnly(f.Namespace)},
+		Spec:       mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: name, MatchResources: namespaceOnly(f.Namespace)},
 	}
 	mutatedBy := func(want string) enforce.Probe {
 		return func(ctx context.Context, rc *rest.Config) (bool, error) {
@@ -189,23 +190,23 @@ func mutatingPolicySample(ctx context.Context, f *harness.Framework, stats *late
 	}
 	measurePolicySteps(ctx, f, stats, "MutatingAdmissionPolicy", []policyStep{
 		{"bind", func(ctx context.Context) error {
-			_, err := ar.MutatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{})
+			_, err := bindings.Create(ctx, binding, metav1.CreateOptions{})
 			if err == nil {
-				ginkgo.DeferCleanup(ignoreNotFound, ar.MutatingAdmissionPolicyBindings().Delete, name)
+				ginkgo.DeferCleanup(ignoreNotFound, bindings.Delete, name)
 			}
 			return err
 		}, mutatedBy("first")},
 		{"change mutation", func(ctx context.Context) error {
-			cur, err := ar.MutatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
+			cur, err := policies.Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
 			cur.Spec.Mutations[0].ApplyConfiguration.Expression = annotate("second")
-			_, err = ar.MutatingAdmissionPolicies().Update(ctx, cur, metav1.UpdateOptions{})
+			_, err = policies.Update(ctx, cur, metav1.UpdateOptions{})
 			return err
 		}, mutatedBy("second")},
 		{"unbind", func(ctx context.Context) error {
-			return ar.MutatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{})
+			return bindings.Delete(ctx, name, metav1.DeleteOptions{})
 		}, mutatedBy("")},
 	})
 }

@@ -13,6 +13,8 @@ import (
 	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 	apiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/test/utils/ktesting"
+
+	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 )
 
 // apiServer is one real kube-apiserver, started in-process through upstream's
@@ -51,7 +53,7 @@ func startAPIServer(ctx context.Context, tb *componentTB, etcdURL string, flags 
 		return nil, err
 	}
 	logger := klog.NewKlogr().WithName(tb.name)
-	tCtx := ktesting.InitCtx(klog.NewContext(context.Background(), logger), tb)
+	tCtx := kubecompat.TestServerContext(ktesting.InitCtx(klog.NewContext(context.Background(), logger), tb))
 
 	opts := apiservertesting.NewDefaultTestServerOptions()
 	server, err := apiservertesting.StartTestServer(tCtx, opts, flags, storage)

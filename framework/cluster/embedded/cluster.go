@@ -32,8 +32,11 @@ type Cluster struct {
 	controllers *controllerManager
 	scheduled   bool
 	controlled  bool
-	nodesMu     sync.Mutex
-	nodes       *nodes.Set
+	// served are the features whose API the apiservers serve
+	// (cluster.ServedFeatures).
+	served  features.Set
+	nodesMu sync.Mutex
+	nodes   *nodes.Set
 	// background is set when the nodes start after Start returns.
 	background *backgroundNodes
 
@@ -65,7 +68,7 @@ func (c *Cluster) Kubeconfig() string { return c.kubeconfig }
 // Capabilities implements cluster.Cluster.
 func (c *Cluster) Capabilities() features.Set {
 	s := features.NewSet(features.AuditLog, features.APIServerMetrics, features.HostWebhooksReachable,
-		features.MutatingAdmissionPolicy, features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks)
+		features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks).Union(c.served)
 	if len(c.apiservers) > 1 {
 		s[features.MultipleAPIServers] = struct{}{}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/logs"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 )
 
 func TestMain(m *testing.M) {
@@ -82,6 +83,13 @@ func TestSingleAPIServerClusterIsUsable(t *testing.T) {
 	if caps.Has(features.MultipleAPIServers) {
 		t.Error("one apiserver claims MultipleAPIServers")
 	}
+	served, err := mutatingpolicy.Served(client.Discovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if caps.Has(features.MutatingAdmissionPolicy) != served {
+		t.Errorf("MutatingAdmissionPolicy declared %t, its API served %t", caps.Has(features.MutatingAdmissionPolicy), served)
+	}
 	if !strings.HasPrefix(filepath.Base(c.Dir()), DirPrefix) {
 		t.Errorf("run dir %s lacks prefix %s", c.Dir(), DirPrefix)
 	}
@@ -143,4 +151,17 @@ func TestStartHonoursCancellation(t *testing.T) {
 		t.Errorf("error is not a cancellation: %v", err)
 	}
 	assertEmpty(t, base)
+}
+
+// A cluster that does not serve the MutatingAdmissionPolicy API (a release
+// before 1.36, or one where the feature gate and --runtime-config turn it
+// off, as here) does not
+// declare the feature, so its specs are reported not-supported.
+func TestMutatingAdmissionPolicyDeclaredOnlyWhereServed(t *testing.T) {
+	c := start(t, WithoutScheduler(), WithoutControllerManager(), WithAPIServerArgs(
+		"--feature-gates=MutatingAdmissionPolicy=false",
+		"--runtime-config=admissionregistration.k8s.io/v1/mutatingadmissionpolicies=false,admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings=false"))
+	if c.Capabilities().Has(features.MutatingAdmissionPolicy) {
+		t.Errorf("declares MutatingAdmissionPolicy with its API switched off: %v", c.Capabilities().Sorted())
+	}
 }

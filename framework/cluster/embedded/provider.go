@@ -145,6 +145,9 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		return nil, fmt.Errorf("embedded: write kubeconfig: %w", err)
 	}
 	c.kubeconfig = kubeconfig
+	if c.served, err = cluster.ServedFeatures(c.config); err != nil {
+		return nil, fmt.Errorf("embedded: discovery: %w", err)
+	}
 
 	// The scheduler and the controller manager start side by side.
 	type result struct {

@@ -46,6 +46,7 @@ type kindCluster struct {
 	workers       []string
 	gateway       string
 	stopped       bool
+	served        features.Set // cluster.ServedFeatures
 }
 
 // load reads what the harness needs from the running cluster.
@@ -96,6 +97,9 @@ func (c *kindCluster) load(ctx context.Context) error {
 	}
 	if err := c.waitNodesReady(ctx); err != nil {
 		return err
+	}
+	if c.served, err = cluster.ServedFeatures(c.config); err != nil {
+		return fmt.Errorf("kind cluster %s: discovery: %w", c.name, err)
 	}
 	if c.created {
 		client, err := kubernetes.NewForConfig(c.config)
@@ -152,11 +156,13 @@ func (c *kindCluster) Nodes() []cluster.Node {
 // Capabilities implements cluster.Cluster. Each apiserver is a real
 // kube-apiserver with its own metrics; the fake webhooks on this host are
 // reachable at the gateway address; a created cluster's audit logs are
-// readable here. No kubelet hosts node admission plugins.
+// readable here; features whose API the apiservers serve
+// (cluster.ServedFeatures) are found by discovery. No kubelet hosts node
+// admission plugins.
 func (c *kindCluster) Capabilities() features.Set {
 	s := features.NewSet(features.APIServerMetrics, features.HostWebhooksReachable,
-		features.MutatingAdmissionPolicy, features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks,
-		features.Scheduler, features.ControllerManager, features.NodeAdmission)
+		features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks,
+		features.Scheduler, features.ControllerManager, features.NodeAdmission).Union(c.served)
 	if len(c.replicas) > 1 {
 		s[features.MultipleAPIServers] = struct{}{}
 	}

@@ -1,6 +1,7 @@
 package hollow
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet"
 	"k8s.io/kubernetes/pkg/kubelet/allocation"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+
+	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 )
 
 // brokenOption breaks the kubelet's admission as b says. The kubelet builds
@@ -29,12 +32,19 @@ func brokenOption(b Broken) (kubelet.Option, error) {
 	}
 	return func(k *kubelet.Kubelet) {
 		p := (*allocation.Manager)(unsafe.Add(unsafe.Pointer(k), field.Offset))
-		*p = &brokenAllocation{Manager: *p, broken: b}
+		*p = breakAllocation(*p, b)
 	}, nil
 }
 
+// breakAllocation wraps m so that it is broken as b says.
+func breakAllocation(m allocation.Manager, b Broken) allocation.Manager {
+	broken := &brokenAllocation{Manager: m, broken: b}
+	return kubecompat.AllocationManager{Manager: broken, AddPodFunc: broken.addPod}
+}
+
 // brokenAllocation drops the predicate handler (NoPredicates) or rewrites
-// every rejection's Reason (ReasonsDiffer).
+// every rejection's Reason (ReasonsDiffer). Its AddPod is addPod, through
+// kubecompat.AllocationManager.
 type brokenAllocation struct {
 	allocation.Manager
 	broken Broken
@@ -56,8 +66,8 @@ func (m *brokenAllocation) AddPodAdmitHandlers(handlers lifecycle.PodAdmitHandle
 	m.Manager.AddPodAdmitHandlers(kept)
 }
 
-func (m *brokenAllocation) AddPod(active []*v1.Pod, pod *v1.Pod) (bool, string, string) {
-	ok, reason, message := m.Manager.AddPod(active, pod)
+func (m *brokenAllocation) addPod(ctx context.Context, active []*v1.Pod, pod *v1.Pod) (bool, string, string) {
+	ok, reason, message := kubecompat.AddPod(ctx, m.Manager, active, pod)
 	if !ok && m.broken == ReasonsDiffer {
 		reason = strings.ToLower(reason)
 	}

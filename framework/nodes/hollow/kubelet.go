@@ -6,12 +6,10 @@ import (
 	"os"
 	"time"
 
-	"go.opentelemetry.io/otel/trace/noop"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	remote "k8s.io/cri-client/pkg"
 	fakeremote "k8s.io/cri-client/pkg/fake"
 	kubeletapp "k8s.io/kubernetes/cmd/kubelet/app"
 	"k8s.io/kubernetes/cmd/kubelet/app/options"
@@ -19,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 	"k8s.io/kubernetes/pkg/kubemark"
 
+	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -46,7 +45,7 @@ func Run(ctx context.Context, c Config) error {
 		return fmt.Errorf("node %s: start fake container runtime: %w", c.Name, err)
 	}
 	defer runtime.Stop()
-	runtimeService, err := remote.NewRemoteRuntimeService(ctx, criEndpoint, 15*time.Second, noop.NewTracerProvider(), false)
+	runtimeService, err := kubecompat.NewRuntimeService(ctx, criEndpoint, 15*time.Second)
 	if err != nil {
 		return fmt.Errorf("node %s: connect to fake container runtime: %w", c.Name, err)
 	}
@@ -117,5 +116,5 @@ func containerManager(c Config) (cm.ContainerManager, error) {
 	}
 	host := &nodeadmission.Host{ConfigDir: c.Plugins.ConfigDir, PluginDir: c.Plugins.PluginDir,
 		Timeout: c.Plugins.Timeout.Duration, FailOpen: c.Plugins.FailOpen}
-	return &pluginContainerManager{ContainerManager: stub, plugins: pluginAdmitHandler{host: host}}, nil
+	return &kubecompat.ContainerManager{ContainerManager: stub, First: pluginAdmitHandler(host)}, nil
 }

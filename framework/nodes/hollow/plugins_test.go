@@ -1,6 +1,7 @@
 package hollow
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
+	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -36,28 +38,33 @@ func rejectingHost(t *testing.T) *nodeadmission.Host {
 // recordingHandler admits and counts its calls.
 type recordingHandler struct{ calls int }
 
-func (r *recordingHandler) Admit(*lifecycle.PodAdmitAttributes) lifecycle.PodAdmitResult {
-	r.calls++
-	return lifecycle.PodAdmitResult{Admit: true}
+func (r *recordingHandler) handler() kubecompat.AdmitFunc {
+	return func(context.Context, *lifecycle.PodAdmitAttributes) lifecycle.PodAdmitResult {
+		r.calls++
+		return lifecycle.PodAdmitResult{Admit: true}
+	}
 }
 
-func attrs(op lifecycle.Operation) *lifecycle.PodAdmitAttributes {
-	return &lifecycle.PodAdmitAttributes{Operation: op,
-		Pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}}
-}
+func testPod() *v1.Pod { return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}} }
 
 func TestPluginHandlerRejectsAddsFirstAndPassesResizes(t *testing.T) {
+	ctx := context.Background()
 	inner := &recordingHandler{}
-	chain := admitChain{pluginAdmitHandler{host: rejectingHost(t)}, inner}
+	chain := kubecompat.Chain(pluginAdmitHandler(rejectingHost(t)), inner.handler())
 
-	r := chain.Admit(attrs(lifecycle.AddOperation))
+	r := kubecompat.Admit(ctx, chain, kubecompat.AdmitAttributes(testPod(), false))
 	if r.Admit || r.Reason != "NoWay" || r.Message != "m" {
 		t.Errorf("add: got %+v, want the plugin's rejection", r)
 	}
 	if inner.calls != 0 {
 		t.Errorf("the handler after the plugin host was asked %d time(s) about a rejected pod", inner.calls)
 	}
-	if r := chain.Admit(attrs(lifecycle.ResizeOperation)); !r.Admit {
+	resize := kubecompat.AdmitAttributes(testPod(), true)
+	if resize == nil {
+		t.Logf("Kubernetes %s does not mark resizes in admit attributes", kubecompat.Minor)
+		return
+	}
+	if r := kubecompat.Admit(ctx, chain, resize); !r.Admit {
 		t.Errorf("resize: got %+v, want it passed through", r)
 	}
 	if inner.calls != 1 {
