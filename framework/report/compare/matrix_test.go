@@ -114,6 +114,7 @@ func TestMatrixMarksStatesAndMeasurementsThatDiffer(t *testing.T) {
 		"  * not-supported  passed         passed         ordering/ConfigurationsCalledInNameOrder calls mutating configurations sorted by name\n",
 		"  * absent         not-supported  not-supported  initializers/InitializerFailsOpenAfterTimeout",
 		"    passed         passed         passed         webhooks/IgnorePolicyFailsOpenAfterTimeout",
+		"    (1 case(s) no run selected left out: skipped everywhere as not selected)\n",
 		"measurements: 9, 2 that differ",
 		"  * 0.8            0.8            20             ms    ",
 		"  * 1.4 !          0.5            1.4 !          s     <= 1      webhooks/ConfigurationPropagatesWithinBound enforces a new configuration on every replica within 1s webhook-config-propagation{replica=2}: out of its bounds in 2 of 3 runs\n",
@@ -122,6 +123,9 @@ func TestMatrixMarksStatesAndMeasurementsThatDiffer(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "MatchConditionsSkipWebhook") {
+		t.Errorf("a case no run selected is listed:\n%s", out)
 	}
 	if strings.Index(out, "* 0.8") > strings.Index(out, "    7.5") {
 		t.Errorf("differing measurements are not listed first:\n%s", out)

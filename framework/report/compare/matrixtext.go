@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
 // CasesDifferingFirst lists the case rows whose state differs, then the
@@ -35,6 +37,17 @@ func (m Matrix) MeasurementsDifferingFirst() []MeasurementRow {
 	return out
 }
 
+// NotSelected tells a case every run skipped because its selection left
+// the case out; the text matrix leaves such cases out.
+func (c CaseRow) NotSelected() bool {
+	for i, st := range c.States {
+		if st != results.Skipped || i >= len(c.Messages) || c.Messages[i] != results.NotSelected {
+			return false
+		}
+	}
+	return len(c.States) > 0
+}
+
 // FormatValue prints a measured value as the text and HTML matrices show
 // it: four significant digits.
 func FormatValue(v float64) string { return fmt.Sprintf("%.4g", v) }
@@ -58,8 +71,9 @@ func FormatBounds(lower, upper *float64) string {
 func (r MeasurementRow) Label() string { return r.Name + r.Labels + occurrence(r.Occurrence) }
 
 // WriteText prints the matrix for people: the runs, then every case's state
-// per run, then every measurement per run with its unit and bounds; rows
-// that differ between runs are marked with * and listed first.
+// per run (but those no run selected, counted in one line), then every
+// measurement per run with its unit and bounds; rows that differ between
+// runs are marked with * and listed first.
 func (m Matrix) WriteText(w io.Writer) {
 	fmt.Fprintln(w, "runs:")
 	for _, r := range m.Runs {
@@ -91,7 +105,12 @@ func (m Matrix) WriteText(w io.Writer) {
 
 	fmt.Fprintf(w, "spec cases: %d, %d whose state differs between runs (marked *, listed first):\n", len(m.Cases), m.CasesDiffering)
 	header("case")
+	notSelected := 0
 	for _, c := range m.CasesDifferingFirst() {
+		if c.NotSelected() {
+			notSelected++
+			continue
+		}
 		var b strings.Builder
 		b.WriteString(mark(c.Differs))
 		for _, st := range c.States {
@@ -99,6 +118,9 @@ func (m Matrix) WriteText(w io.Writer) {
 		}
 		b.WriteString(c.Case)
 		fmt.Fprintln(w, b.String())
+	}
+	if notSelected > 0 {
+		fmt.Fprintf(w, "    (%d case(s) no run selected left out: skipped everywhere as not selected)\n", notSelected)
 	}
 
 	th := m.Thresholds
