@@ -52,6 +52,7 @@ type CaseRow struct {
 	Case      string `json:"case"`
 	Suite     string `json:"suite"`
 	ShortName string `json:"shortName,omitempty"`
+	Name      string `json:"name"`
 	Profile   string `json:"profile,omitempty"`
 	// States has one entry per run, in the runs' order; an empty state means
 	// the case is absent from that run.
@@ -133,7 +134,7 @@ func NewMatrix(runs []Run, th Thresholds) Matrix {
 				continue
 			}
 			if row.Suite == "" {
-				row.Suite, row.ShortName, row.Profile = s.Suite, s.ShortName, s.Profile
+				row.Suite, row.ShortName, row.Name, row.Profile = s.Suite, s.ShortName, s.Name, s.Profile
 			}
 			row.States[i] = s.State
 			if s.State != results.Passed && s.Message != "" {
