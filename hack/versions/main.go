@@ -10,7 +10,7 @@
 // reported and the others still run. Then it writes ARTIFACTS/matrix.txt,
 // matrix.json and matrix.html: every spec case's state and every measurement
 // per version side by side (compare --matrix). `make conformance-versions`
-// runs it.
+// builds and runs it.
 //
 // Exit codes: 0 every version's run passed, 1 a case failed on some version,
 // 2 a version could not be built or run, an interrupt, or bad input.
@@ -62,6 +62,7 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "versions:", err)
 	}
+	fmt.Fprintf(os.Stderr, "versions: exit %d (%s)\n", code, []string{"every version passed", "a case failed", "a version could not be built or run"}[code])
 	os.Exit(code)
 }
 
