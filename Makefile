@@ -9,13 +9,31 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: build conformance test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation
+.PHONY: build conformance conformance-versions test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
 
 conformance: build
 	$(BIN) run --report-dir $(ARTIFACTS)
+
+# The full embedded run on each Kubernetes version (hack/versions), one after
+# another: each builds in its own copy of the repo, moved to the version by
+# hack/update-kubernetes.sh, in $(VERSIONS_DIR)/VERSION (reused; Go's caches
+# are shared). Reports land in $(ARTIFACTS)/versions/VERSION/, the matrix of
+# every case's state and every measurement per version in
+# $(ARTIFACTS)/versions/matrix.{txt,json,html}. RUN_FLAGS go to each run
+# (RUN_FLAGS="--suite ordering --focus X"). The tool's exit codes (make turns
+# any failure into its own 2; _output/versions gives them as they are, and
+# matrix.json records them): 0 all passed, 1 a case failed, 2 a version could
+# not be built or run.
+KUBE_VERSIONS ?= v1.35.4 v1.36.3 v1.37.2
+VERSIONS_DIR ?= $(HOME)/.cache/admission-conformance/versions
+RUN_FLAGS ?=
+export RUN_FLAGS
+conformance-versions:
+	$(GO) build -o _output/versions ./hack/versions
+	_output/versions --versions "$(KUBE_VERSIONS)" --workdir $(VERSIONS_DIR) --artifacts $(ARTIFACTS)/versions --harness-version $(VERSION) --run-flags "$$RUN_FLAGS"
 
 # The HTML report's browser check leaves its page and screenshot in
 # $(ARTIFACTS)/report-screenshot/ (skipped without chromium).

@@ -3,31 +3,54 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/admission-conformance/admission-conformance/framework/report/compare"
 	"github.com/admission-conformance/admission-conformance/framework/report/history"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
 func newCompareCommand() *cobra.Command {
 	th := compare.DefaultThresholds()
-	var output string
+	var output, htmlPath string
+	var matrix bool
 	cmd := &cobra.Command{
-		Use:   "compare OLD NEW | compare HISTORY",
-		Short: "List spec state changes and measurements that moved between two runs; exit 1 on a regression",
+		Use:   "compare OLD NEW | compare HISTORY | compare --matrix RUN RUN [RUN...]",
+		Short: "List spec state changes and measurements that moved between two runs (or lay N runs side by side); exit 1 on a regression",
 		Long: `compare reads two runs, each a results.json, a report dir, or a history dir (its newest run),
 or one history dir (its two newest runs). It lists spec cases whose state changed and measurements
 that moved beyond every threshold or crossed their bounds. A regression is a case that stopped
 passing or started failing, or a measurement that grew beyond the thresholds or left its bounds.
-Exit codes: 0 no regression, 1 regressions, 2 bad input.`,
-		Args: cobra.RangeArgs(1, 2),
+Exit codes: 0 no regression, 1 regressions, 2 bad input.
+
+With --matrix, compare lays two runs or more side by side (for example the full run on each
+Kubernetes version, make conformance-versions): every spec case's state per run and every
+measurement per run with its bounds, rows that differ between runs marked and listed first.
+Columns are named by the Kubernetes version each results.json records, else by its folder.
+--html also writes the matrix as a self-contained page (a file, or matrix.html in a dir).
+Exit codes with --matrix: 0 every case has the same state in every run, 1 some case's state
+differs between runs, 2 bad input.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if matrix {
+				if len(args) < 2 {
+					return usageError("compare --matrix needs two runs or more, got %d", len(args))
+				}
+				return nil
+			}
+			return cobra.RangeArgs(1, 2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
 				return usageError("--output must be text or json, got %q", output)
+			}
+			if htmlPath != "" && !matrix {
+				return usageError("--html goes with --matrix")
 			}
 			if err := checkThreshold("--threshold-relative", th.Relative); err != nil {
 				return err
@@ -37,6 +60,9 @@ Exit codes: 0 no regression, 1 regressions, 2 bad input.`,
 			}
 			if th.Absolute < 0 {
 				return usageError("--threshold-absolute must not be negative, got %s", th.Absolute)
+			}
+			if matrix {
+				return compareMatrix(cmd.OutOrStdout(), args, th, output, htmlPath)
 			}
 			old, cur, err := comparedRuns(args)
 			if err != nil {
@@ -66,6 +92,8 @@ Exit codes: 0 no regression, 1 regressions, 2 bad input.`,
 	cmd.Flags().DurationVar(&th.Absolute, "threshold-absolute", th.Absolute, "and, for measurements in time units, by more than this duration")
 	cmd.Flags().Float64Var(&th.OfBound, "threshold-of-bound", th.OfBound, "and, for measurements with an upper bound, by more than this fraction of the bound")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	cmd.Flags().BoolVar(&matrix, "matrix", false, "lay two runs or more side by side: every case's state and every measurement per run")
+	cmd.Flags().StringVar(&htmlPath, "html", "", "with --matrix, also write the matrix page to this file (or to matrix.html in this dir)")
 	return cmd
 }
 
@@ -99,4 +127,54 @@ func comparedRuns(args []string) (comparedRun, comparedRun, error) {
 	}
 	old, cur := runs[len(runs)-2], runs[len(runs)-1]
 	return comparedRun{old.Results, old.Dir}, comparedRun{cur.Results, cur.Dir}, nil
+}
+
+// compareMatrix lays the runs of args side by side.
+func compareMatrix(w io.Writer, args []string, th compare.Thresholds, output, htmlPath string) error {
+	if htmlPath != "" {
+		resolved, err := matrixHTMLPath(htmlPath)
+		if err != nil {
+			return err
+		}
+		htmlPath = resolved
+	}
+	runs := make([]compare.Run, len(args))
+	for i, a := range args {
+		res, file, err := history.Resolve(a)
+		if err != nil {
+			return resolveError(fmt.Sprintf("RUN %d", i+1), a, err)
+		}
+		runs[i] = compare.Run{Source: file, Results: res}
+	}
+	m := compare.NewMatrix(runs, th)
+	if htmlPath != "" {
+		if err := htmlreport.WriteMatrixFile(htmlPath, htmlreport.MatrixInput{Matrix: m, Generated: time.Now()}); err != nil {
+			return usageError("--html %s: %v", htmlPath, err)
+		}
+	}
+	if output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(m); err != nil {
+			return err
+		}
+	} else {
+		m.WriteText(w)
+	}
+	if m.CasesDiffering > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d spec case(s) differ in state between the %d runs", m.CasesDiffering, len(runs))}
+	}
+	return nil
+}
+
+// matrixHTMLPath checks --html: an existing dir gets matrix.html; a file
+// must be in an existing dir.
+func matrixHTMLPath(path string) (string, error) {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return filepath.Join(path, htmlreport.MatrixFileName), nil
+	}
+	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
+		return "", usageError("--html %s: its directory %s does not exist: create it first or write elsewhere", path, filepath.Dir(path))
+	}
+	return path, nil
 }

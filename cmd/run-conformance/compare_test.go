@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,5 +113,39 @@ func TestCompareBadInputExitsTwo(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and one line", r.code, msg)
 			}
 		})
+	}
+}
+
+// compare --matrix lays N runs side by side; it exits 1 when a case's state
+// differs between them, and --html writes the page.
+func TestCompareMatrixOfThreeVersions(t *testing.T) {
+	var dirs []string
+	for i, v := range []string{"v1.35.4", "v1.36.3", "v1.37.2"} {
+		dirs = append(dirs, writeSyntheticRun(t, compareT0.Add(time.Duration(i)*time.Hour), func(r *results.Results) {
+			r.Cluster.KubernetesVersion = v
+		}))
+	}
+	out := t.TempDir()
+	r := runCLI(t, append([]string{"compare", "--matrix", "--html", out}, dirs...)...)
+	r.mustExit(t, 0)
+	if !strings.Contains(r.stdout, "    v1.35.4        v1.36.3        v1.37.2        case") || !strings.Contains(r.stdout, "spec cases: 8, 0 whose state differs") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "matrix.html"))
+	if err != nil || !strings.Contains(string(page), `<table id="matrix-cases">`) {
+		t.Errorf("matrix.html: %v", err)
+	}
+
+	dirs = append(dirs, writeSyntheticRun(t, compareT0.Add(4*time.Hour), func(r *results.Results) {
+		r.Cluster.KubernetesVersion = "v1.37.2"
+		r.Specs[4].State = results.Failed // ConfigurationsCalledInNameOrder
+	}))
+	r = runCLI(t, append([]string{"compare", "--matrix", "-o", "json", "--html", filepath.Join(out, "v.html")}, dirs...)...)
+	r.mustExit(t, 1)
+	if !strings.Contains(r.stdout, `"casesDiffering": 1`) || !strings.Contains(r.stdout, `"name": "v1.37.2 (`) || !strings.Contains(r.stderr, "1 spec case(s) differ in state between the 4 runs") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "v.html")); err != nil {
+		t.Error(err)
 	}
 }

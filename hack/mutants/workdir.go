@@ -1,7 +1,6 @@
 package mutants
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -9,7 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/admission-conformance/admission-conformance/hack/workcopy"
 )
 
 // WorkDir is the kit's one reusable directory: private copies of the pinned
@@ -42,19 +42,9 @@ func (w *WorkDir) Reports(name string) string { return filepath.Join(w.Root, "re
 // harness copy synced with repo's files, and every file a mutant may have
 // edited restored, so a run killed half-way leaves no fault behind.
 func OpenWorkDir(root, repo string, log func(string, ...any)) (*WorkDir, error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, fmt.Errorf("work dir: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(root, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := workcopy.Lock(root, log)
 	if err != nil {
-		return nil, fmt.Errorf("work dir lock: %w", err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		log("work dir %s is in use by another kit run; waiting", root)
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-			lock.Close()
-			return nil, fmt.Errorf("work dir lock: %w", err)
-		}
+		return nil, err
 	}
 	w := &WorkDir{Root: root, Repo: repo, pristine: map[string]string{}, private: map[string]string{}, lock: lock}
 	if err := w.prepare(log); err != nil {
@@ -187,41 +177,7 @@ func (w *WorkDir) Restore() error { return w.restoreAll() }
 // and untracked-but-not-ignored, so work in progress is tested too) with
 // go.mod replacing the pinned modules by their private copies.
 func (w *WorkDir) syncHarness() error {
-	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Dir = w.Repo
-	out, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("git ls-files in %s: %w", w.Repo, commandError(err))
-	}
-	want := map[string]bool{}
-	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if rel == "" {
-			continue
-		}
-		want[rel] = true
-		src, err := os.ReadFile(filepath.Join(w.Repo, rel))
-		if os.IsNotExist(err) {
-			delete(want, rel) // deleted in the work tree, not yet in git
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if err := writeIfChanged(filepath.Join(w.Harness(), rel), src); err != nil {
-			return err
-		}
-	}
-	err = filepath.WalkDir(w.Harness(), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(w.Harness(), path)
-		if !want[rel] {
-			return os.Remove(path)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := workcopy.Sync(w.Repo, w.Harness(), nil); err != nil {
 		return err
 	}
 	args := []string{"mod", "edit"}
@@ -234,16 +190,6 @@ func (w *WorkDir) syncHarness() error {
 		return fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	return nil
-}
-
-func writeIfChanged(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
 }
 
 // copyTree copies a module cache directory (read-only files) into a

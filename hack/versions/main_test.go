@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+func TestSplitWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                   "",
+		"--suite ordering":                   "--suite|ordering",
+		"  --focus 'Mutating.*Validating'  ": "--focus|Mutating.*Validating",
+		`--focus "a b" --skip c\ d`:          "--focus|a b|--skip|c d",
+		`--focus "say \"hi\"" x''y`:          `--focus|say "hi"|xy`,
+		"--suite ordering --focus MutatingBefore": "--suite|ordering|--focus|MutatingBefore",
+	} {
+		got, err := splitWords(in)
+		if err != nil || strings.Join(got, "|") != want {
+			t.Errorf("splitWords(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"--focus 'x", `--focus "x`} {
+		if _, err := splitWords(bad); err == nil {
+			t.Errorf("splitWords(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	o, err := parseFlags([]string{"--repo", repo, "--versions", "v1.36.3,v1.37.2", "--run-flags", "--suite ordering"})
+	if err != nil || strings.Join(o.versions, " ") != "v1.36.3 v1.37.2" || strings.Join(o.runFlags, " ") != "--suite ordering" || !filepath.IsAbs(o.artifacts) {
+		t.Errorf("%+v %v", o, err)
+	}
+	o, err = parseFlags([]string{"--repo", repo})
+	if err != nil || strings.Join(o.versions, " ") != DefaultVersions {
+		t.Errorf("default versions: %v %v", o.versions, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--versions", "1.36"}, `"1.36" is not a Kubernetes release`},
+		{[]string{"--versions", "v1.36.3 v1.36.3"}, "given twice"},
+		{[]string{"--versions", " "}, "no version"},
+		{[]string{"--run-flags", "--focus 'x"}, "unterminated"},
+		{[]string{"--run-flags", "--report-dir=x"}, "--report-dir is set per version"},
+		{[]string{"--timeout", "0s"}, "--timeout"},
+		{[]string{"v1.36.3"}, "unexpected arguments"},
+		{[]string{"--bogus"}, "bogus"},
+		{[]string{"--repo", t.TempDir()}, "not the harness checkout"},
+	} {
+		args := c.args
+		if c.args[0] != "--repo" {
+			args = append([]string{"--repo", repo}, c.args...)
+		}
+		if _, err := parseFlags(args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for want, statuses := range map[int][]string{
+		0: {Passed, Passed},
+		1: {Passed, Failed},
+		2: {Failed, Error, Passed},
+	} {
+		var ocs []Outcome
+		for _, s := range statuses {
+			ocs = append(ocs, Outcome{Status: s})
+		}
+		if got := exitCode(ocs); got != want {
+			t.Errorf("%v: exit %d, want %d", statuses, got, want)
+		}
+	}
+}
+
+func TestPinnedVersion(t *testing.T) {
+	dir := t.TempDir()
+	gomod := filepath.Join(dir, "go.mod")
+	for content, want := range map[string]string{
+		"module x\n\nrequire (\n\tk8s.io/api v0.36.3\n\tk8s.io/kubernetes v1.36.3\n)\n": "v1.36.3",
+		"module x\nrequire k8s.io/kubernetes v1.37.2 // indirect\n":                     "v1.37.2",
+		"module x\nreplace k8s.io/kubernetes => ../k\n":                                 "",
+	} {
+		if err := os.WriteFile(gomod, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := pinnedVersion(gomod)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("%q: %q %v, want %q", content, got, err, want)
+		}
+	}
+}
+
+// fakeRepo is a git checkout with a go.mod pinning v1.36.3 and an update
+// script that records each call and pins the version it is given.
+func fakeRepo(t *testing.T) (repo, calls string) {
+	t.Helper()
+	repo = t.TempDir()
+	calls = filepath.Join(t.TempDir(), "calls")
+	files := map[string]string{
+		"go.mod": "module x\n\nrequire k8s.io/kubernetes v1.36.3\n",
+		"go.sum": "",
+		"hack/update-kubernetes.sh": "set -e\necho \"$1\" >>" + calls + "\n" +
+			"printf 'module x\\n\\nrequire k8s.io/kubernetes %s\\n' \"$1\" >go.mod\n" +
+			"echo \"// generated for $1\" >framework/kubecompat/kubecompat_generated.go\n",
+		"framework/kubecompat/kubecompat_generated.go": "// generated for v1.36.3\n",
+		"framework/kubecompat/v1_36.go.txt":            "// template\n",
+		"main.go":                                      "package main\n",
+	}
+	for rel, content := range files {
+		p := filepath.Join(repo, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return repo, calls
+}
+
+// The copy is moved once per version and kept moved while nothing the move
+// depends on changes; the repo's own version is never moved.
+func TestPrepareMovesOnlyWhenNeeded(t *testing.T) {
+	repo, calls := fakeRepo(t)
+	work := t.TempDir()
+	ctx := context.Background()
+	prep := func(v string) bool {
+		t.Helper()
+		moved, err := prepare(ctx, repo, filepath.Join(work, v), v, func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return moved
+	}
+	read := func(path string) string {
+		data, _ := os.ReadFile(path)
+		return string(data)
+	}
+	src := filepath.Join(work, "v1.37.2", "src")
+	if !prep("v1.37.2") || !strings.Contains(read(filepath.Join(src, "go.mod")), "v1.37.2") {
+		t.Fatalf("first prepare did not move the copy: %s", read(filepath.Join(src, "go.mod")))
+	}
+	// A change elsewhere reaches the copy; the move is kept.
+	if err := os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if prep("v1.37.2") || read(filepath.Join(src, "main.go")) != "package main // changed\n" ||
+		read(filepath.Join(src, "framework/kubecompat/kubecompat_generated.go")) != "// generated for v1.37.2\n" {
+		t.Errorf("second prepare: go.mod %q, main.go %q", read(filepath.Join(src, "go.mod")), read(filepath.Join(src, "main.go")))
+	}
+	// A change of go.mod moves it again.
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module x\n\nrequire k8s.io/kubernetes v1.36.3\n// changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !prep("v1.37.2") {
+		t.Errorf("a changed go.mod did not move the copy again")
+	}
+	// The version go.mod pins needs no move.
+	if prep("v1.36.3") {
+		t.Errorf("the pinned version was moved")
+	}
+	if got := strings.Fields(read(calls)); strings.Join(got, " ") != "v1.37.2 v1.37.2" {
+		t.Errorf("update script calls %v, want two for v1.37.2", got)
+	}
+	// A failing move is an error and leaves no stamp: the next prepare tries again.
+	if err := os.WriteFile(filepath.Join(repo, "hack/update-kubernetes.sh"), []byte("echo 'Kubernetes 1.99 is not supported' >&2; exit 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := prepare(ctx, repo, filepath.Join(work, "v1.99.0"), "v1.99.0", func(string) {})
+	if err == nil || !strings.Contains(err.Error(), "Kubernetes 1.99 is not supported") {
+		t.Errorf("failing update: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "v1.99.0", "update.stamp")); !os.IsNotExist(err) {
+		t.Errorf("a failed move left a stamp")
+	}
+}
+
+func TestWriteMatrix(t *testing.T) {
+	art := t.TempDir()
+	o := options{artifacts: art, runFlags: []string{"--suite", "ordering"}}
+	var outcomes []Outcome
+	for i, v := range []string{"v1.36.3", "v1.37.2"} {
+		res := reporttest.Results(time.Date(2026, 5, 1, 10+i, 0, 0, 0, time.UTC), 1)
+		res.Cluster.KubernetesVersion = v
+		s := res.Summary
+		outcomes = append(outcomes, Outcome{Version: v, Status: Failed, PrepareSeconds: 1, BuildSeconds: 90, RunSeconds: 61,
+			Summary: &s, res: res, file: filepath.Join(art, v, results.FileName)})
+	}
+	outcomes = append(outcomes, Outcome{Version: "v1.35.4", Status: Error, PrepareSeconds: 3, BuildSeconds: 20, Detail: "build failed: exit status 1: undefined: x"})
+	text, err := writeMatrix(o, outcomes, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"run flags: --suite ordering",
+		"  v1.36.3   1s       1m30s    1m1s     failed: 4 passed, 1 failed, 1 skipped, 2 not supported",
+		"  v1.35.4   3s       20s      -        error: build failed: exit status 1: undefined: x",
+		"    v1.36.3        v1.37.2        case",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, f := range []string{"matrix.txt", "matrix.json", "matrix.html"} {
+		data, err := os.ReadFile(filepath.Join(art, f))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if f == "matrix.json" && (!strings.Contains(string(data), `"exitCode": 2`) || !strings.Contains(string(data), `"status": "error"`)) {
+			t.Errorf("matrix.json:\n%s", data)
+		}
+		if f == "matrix.html" && !strings.Contains(string(data), "undefined: x") {
+			t.Errorf("matrix.html does not say why v1.35.4 has no column")
+		}
+	}
+}
