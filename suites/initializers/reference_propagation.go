@@ -25,7 +25,11 @@ var initializerConfigurationPropagation = spec.Spec{
 	Profile:  spec.Reference,
 	Seed: "002 Synchronization: a consistent read (a LIST) of the InitializerConfiguration every 1s; we only guarantee " +
 		"a change becomes effective in 1s",
-	Isolation: usesInitializers,
+	// Serial, not only sharing the initializers: beside a full parallel run
+	// on 2 CPUs, the poller's LIST and the pod creations it is measured by
+	// took 1.57s once against a bound of 1.5s (about 1.0s when alone).
+	Isolation: spec.Isolation{Serial: true,
+		Reason: "measures the reference poller's propagation within 1s plus slack, which concurrent work pushes past the bound"},
 }
 
 const (

@@ -1,7 +1,9 @@
 package webhooks
 
 import (
+	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -28,6 +30,9 @@ var failOpenObservable = spec.Spec{
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.AuditLog, features.APIServerMetrics},
 	Profile:  spec.Extended,
 	Seed:     "002 We propose to allow initializers (and webhooks) to fail open; failing open must stay visible to admins",
+	Isolation: spec.Isolation{Serial: true,
+		Reason: "the mutating annotation's index_N counts every mutating webhook of the cluster (configurations sorted by name), " +
+			"so other specs' configurations coming and going would move it"},
 }
 
 const failOpenMetric = "apiserver_admission_webhook_fail_open_count"
@@ -35,10 +40,10 @@ const failOpenMetric = "apiserver_admission_webhook_fail_open_count"
 var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 	cases := []struct {
 		phase      fakewebhook.Phase
-		annotation string // prefix; round 0, index 0 (the only hook that matches)
+		annotation string // round 0; the index is the hook's (mutatingIndex for mutating ones)
 		metricType string
 	}{
-		{fakewebhook.Mutating, "failed-open.mutation.webhook.admission.k8s.io/round_0_index_0", "admit"},
+		{fakewebhook.Mutating, "failed-open.mutation.webhook.admission.k8s.io/round_0_index_%d", "admit"},
 		{fakewebhook.Validating, "failed-open.validating.webhook.admission.k8s.io/round_0_index_0", "validating"},
 	}
 	for _, tc := range cases {
@@ -50,6 +55,14 @@ var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 			})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			webhook := reg.Hooks["broken"].FullName
+			annotation := tc.annotation
+			if tc.phase == fakewebhook.Mutating {
+				// Listed once the configuration is enforced: the apiservers
+				// then know every configuration created before it.
+				idx, err := mutatingIndex(ctx, f, reg.Name, webhook)
+				gomega.Expect(err).NotTo(gomega.HaveOccurred())
+				annotation = fmt.Sprintf(annotation, idx)
+			}
 			series := map[string]string{"name": webhook, "type": tc.metricType}
 			before, err := metrics.Sum(ctx, cluster.MetricsConfigs(f.Env.Cluster), failOpenMetric, series)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -64,7 +77,7 @@ var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 				events, err := audit.Events(logs.AuditLogPaths(), audit.ForObject("create", "configmaps", f.Namespace, cm.Name))
 				return failedOpenAnnotations(events), err
 			}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).
-				Should(gomega.HaveKeyWithValue(tc.annotation, webhook), "the audit event of the request must name the webhook that failed open")
+				Should(gomega.HaveKeyWithValue(annotation, webhook), "the audit event of the request must name the webhook that failed open")
 
 			after, err := metrics.Sum(ctx, cluster.MetricsConfigs(f.Env.Cluster), failOpenMetric, series)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -74,6 +87,28 @@ var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 })
 
 // failedOpenAnnotations collects the failed-open.* annotations of events.
+// mutatingIndex is the N of the failed-open annotation the mutating
+// dispatcher writes for a webhook: its place among all the cluster's
+// mutating webhooks, configurations sorted by name, whether they match the
+// request or not (validating webhooks count only those that match).
+func mutatingIndex(ctx context.Context, f *harness.Framework, config, webhook string) (int, error) {
+	list, err := f.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	sort.SliceStable(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	n := 0
+	for _, c := range list.Items {
+		for _, w := range c.Webhooks {
+			if c.Name == config && w.Name == webhook {
+				return n, nil
+			}
+			n++
+		}
+	}
+	return 0, fmt.Errorf("webhook %s is not in the mutating webhook configuration %s", webhook, config)
+}
+
 func failedOpenAnnotations(events []auditv1.Event) map[string]string {
 	out := map[string]string{}
 	for _, e := range events {
