@@ -2,6 +2,7 @@ package nodeadmission
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -9,10 +10,12 @@ import (
 	"sync/atomic"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding"
 	_ "google.golang.org/grpc/encoding/proto" // registers the proto codec
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
 
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission/pluginapi/v1alpha1"
 )
@@ -59,6 +62,12 @@ func grpcInvoker(path string) invoker {
 		if err != nil {
 			if codec.undecodable.Load() {
 				return AdmitResult{}, invalid("answered something that is not an AdmitResult: %v", err)
+			}
+			// gRPC ends a call whose deadline passed with DeadlineExceeded,
+			// sometimes a moment before ctx says so; failed() would keep
+			// only its text, and rejection could no longer see the timeout.
+			if status.Code(err) == codes.DeadlineExceeded {
+				return AdmitResult{}, fmt.Errorf("call to %s: %w (%v)", addr, context.DeadlineExceeded, err)
 			}
 			return AdmitResult{}, failed("call to %s failed: %v", addr, err)
 		}
