@@ -90,7 +90,7 @@ KIND_TOPOLOGIES ?= single,ha
 
 kind-image:
 	hack/kind/docker-up.sh
-	KIND_CACHE=$(KIND_CACHE) NODE_IMAGE=$(KIND_IMAGE) hack/kind/build-node-image.sh
+	KUBE_VERSION=$(KUBE_VERSION) KIND_CACHE=$(KIND_CACHE) NODE_IMAGE=$(KIND_IMAGE) hack/kind/build-node-image.sh
 
 # All suites on kind clusters (single and ha), then the kubeconfig provider
 # against a kind cluster (unchanged after a run; SIGKILL then cleanup).

@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
@@ -92,7 +93,10 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		NoReadRepair:   cfg.ReferenceInitializers.Fault == InitializersNoReadRepair,
 		GlobalTimeout:  e.Bounds.InitializerGlobalTimeout.Duration,
 		RepairInterval: e.Bounds.InitializerRepairInterval.Duration,
-		Logger:         e.Logger.WithName("reference-initializers"),
+		// Their controller's own lines (an event not recorded in a
+		// namespace being deleted, ...) are a component's output: klog's,
+		// which a run sends to components.log, not the progress output.
+		Logger: klog.Background().WithName("reference-initializers"),
 	})
 	if err != nil {
 		return fmt.Errorf("%w (to run without them: --reference-initializers=false; if they are installed already, claim --supported-features %s)",

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds every Go program the offline node image needs, from the Go module
-# proxy only: the Kubernetes binaries (at the version the harness embeds),
+# proxy only: the Kubernetes binaries (at $KUBE_VERSION: by default the one
+# the harness embeds, any other the module proxy serves),
 # etcd and coredns at the versions kubeadm expects, pause from Kubernetes'
 # own pause.c, and the harness's stand-ins (hack/kind/cmd/...).
-# Output: $KIND_CACHE/bin/. Heavy (~20 min cold on 2 cores): runs niced.
+# Output: $KIND_CACHE/$KUBE_VERSION/bin/. Heavy (~20 min cold on 2 cores): runs niced.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-BIN=$KIND_CACHE/bin
+BIN=$VERSION_CACHE/bin
 mkdir -p "$BIN"
 export CGO_ENABLED=0
 
@@ -18,21 +19,19 @@ module() { # dir modulepath
   [[ -f $1/go.mod ]] || printf 'module %s\n\ngo 1.26.0\n' "$2" >"$1/go.mod"
 }
 
-kube_constant() { # NAME -> value, from kubeadm's constants
-  local dir
-  dir=$(cd "$REPO_ROOT" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
-  sed -n "s/^\t$1 *= *\"\(.*\)\"/\1/p" "$dir/cmd/kubeadm/app/constants/constants.go" | head -n1
-}
 
 kubernetes() {
-  local mod=$KIND_CACHE/gobuild/kubernetes
+  local mod=$VERSION_CACHE/gobuild/kubernetes
   module "$mod" offline-kind/kubernetes
-  # The staging replaces, exactly as the harness has them.
+  # The staging replaces of $KUBE_VERSION, from its own go.mod (its
+  # ./staging/src paths become the staging modules' releases, v0.MINOR.PATCH),
+  # so the image does not depend on the version the harness pins.
   (cd "$mod" && go mod edit -require="k8s.io/kubernetes@$KUBE_VERSION")
-  sed -n '/^\/\/ BEGIN kubernetes staging replaces/,/^\/\/ END kubernetes staging replaces/p' \
-    "$REPO_ROOT/go.mod" >"$mod/replaces.tmp"
-  grep -q 'BEGIN kubernetes staging replaces' "$mod/go.mod" || cat "$mod/replaces.tmp" >>"$mod/go.mod"
-  rm -f "$mod/replaces.tmp"
+  local staging="v0.${KUBE_VERSION#v1.}"
+  sed -n 's/^\t\(k8s\.io\/[a-z0-9-]*\) => \.\/staging\/src\/k8s\.io\/[a-z0-9-]*$/\1/p' "$(kube_module_dir)/go.mod" |
+    grep -v '^k8s.io/sample-' | while read -r m; do
+      (cd "$mod" && go mod edit -replace="$m=$m@$staging")
+    done
   local minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
   local ldflags="-s -w"
   for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
@@ -45,7 +44,7 @@ kubernetes() {
 }
 
 etcd() {
-  local mod=$KIND_CACHE/gobuild/etcd
+  local mod=$VERSION_CACHE/gobuild/etcd
   local version; version=$(kube_constant DefaultEtcdVersion); version=${version%-*}
   module "$mod" offline-kind/etcd
   printf 'package main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n' >"$mod/main.go"
@@ -55,7 +54,7 @@ etcd() {
 }
 
 coredns() {
-  local mod=$KIND_CACHE/gobuild/coredns
+  local mod=$VERSION_CACHE/gobuild/coredns
   local version; version=$(kube_constant CoreDNSVersion)
   module "$mod" offline-kind/coredns
   printf 'package main\n\nimport (\n\t_ "github.com/coredns/coredns/core/plugin"\n\t"github.com/coredns/coredns/coremain"\n)\n\nfunc main() { coremain.Run() }\n' >"$mod/main.go"
@@ -66,7 +65,7 @@ coredns() {
 
 pause() {
   local dir
-  dir=$(cd "$KIND_CACHE/gobuild/kubernetes" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+  dir=$(kube_module_dir)
   gcc -Os -static -Wall -Werror -DVERSION="$(kube_constant PauseVersion)-offline" \
     -o "$BIN/pause" "$dir/build/pause/linux/pause.c"
 }

@@ -20,9 +20,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 NODE_IMAGE=${NODE_IMAGE:-admission-conformance/kind-node:$KUBE_VERSION}
-BIN=$KIND_CACHE/bin
-IMAGES=$KIND_CACHE/images
-WORK=$KIND_CACHE/work
+BIN=$VERSION_CACHE/bin
+IMAGES=$VERSION_CACHE/images
+WORK=$VERSION_CACHE/work
 started=$SECONDS
 
 for tool in debootstrap docker containerd ctr go gcc; do
@@ -49,8 +49,6 @@ base_rootfs() {
 }
 
 kind_dir() { (cd "$REPO_ROOT" && go list -m -f '{{.Dir}}' sigs.k8s.io/kind); }
-kube_dir() { (cd "$KIND_CACHE/gobuild/kubernetes" && go list -m -f '{{.Dir}}' k8s.io/kubernetes); }
-kube_constant() { sed -n "s/^\t$1 *= *\"\(.*\)\"/\1/p" "$(kube_dir)/cmd/kubeadm/app/constants/constants.go" | head -n1; }
 lb_image() { sed -n 's/^const Image = "\(.*\)"/\1/p' "$(kind_dir)/pkg/cluster/internal/loadbalancer/const.go"; }
 
 PATHENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -76,7 +74,7 @@ images() {
   "$mk" -o "$IMAGES/cnid.tar" --ref "$CNID_IMAGE" --env "$PATHENV" \
     --dir-layer "$KIND_CACHE/rootfs-base" --file "$BIN/cnid:/usr/local/bin/cnid:0755"
   # Not for containerd: the load balancer runs in Docker under kind's name.
-  "$mk" -o "$KIND_CACHE/lb.tar" --ref "$(lb_image)" --env "$PATHENV" \
+  "$mk" -o "$VERSION_CACHE/lb.tar" --ref "$(lb_image)" --env "$PATHENV" \
     --dir-layer "$KIND_CACHE/rootfs-base" --file "$BIN/envoy:/usr/local/bin/envoy:0755"
 }
 
@@ -146,7 +144,7 @@ node_image() {
   "$BIN/mkimage" -o "$WORK/node.tar" --ref "$NODE_IMAGE" --dir-layer "$WORK/node-root" \
     --env container=docker --stop-signal SIGRTMIN+3 --entrypoint "/usr/local/bin/entrypoint /sbin/init"
   load "$WORK/node.tar" "$NODE_IMAGE"
-  load "$KIND_CACHE/lb.tar" "$(lb_image)"
+  load "$VERSION_CACHE/lb.tar" "$(lb_image)"
   rm -f "$WORK/node.tar"
 }
 
@@ -166,8 +164,8 @@ load() {
 CONTAINERD_PID=
 trap '[[ -n $CONTAINERD_PID ]] && kill "$CONTAINERD_PID" 2>/dev/null; true' EXIT
 mkdir -p "$WORK"
-step node-rootfs node_rootfs
-step base-rootfs base_rootfs
+STAMPS=$KIND_CACHE/stamps step node-rootfs node_rootfs   # Debian: shared by every version
+STAMPS=$KIND_CACHE/stamps step base-rootfs base_rootfs
 "$REPO_ROOT/hack/kind/build-binaries.sh"
 # The rest is cheap next to the builds above and always redone, so a changed
 # stand-in or config reaches the image.
