@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: build conformance conformance-versions test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation
+.PHONY: busy-runs build conformance conformance-versions test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -34,6 +34,12 @@ export RUN_FLAGS
 conformance-versions:
 	$(GO) build -o _output/versions ./hack/versions
 	_output/versions --versions "$(KUBE_VERSIONS)" --workdir $(VERSIONS_DIR) --artifacts $(ARTIFACTS)/versions --harness-version $(VERSION) --run-flags "$$RUN_FLAGS"
+
+# Full runs beside a CPU hog on every core (stress-ng, installed if missing):
+# a line per run with its failed cases and the harness's wake-up lateness.
+BUSY_RUNS ?= 10
+busy-runs: build
+	hack/busy-runs.sh $(BUSY_RUNS) -- $(RUN_FLAGS)
 
 # The HTML report's browser check leaves its page and screenshot in
 # $(ARTIFACTS)/report-screenshot/ (skipped without chromium).
