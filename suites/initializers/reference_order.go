@@ -42,8 +42,13 @@ var _ = harness.Describe(initializerOrderAcrossConfigurations, func(f *harness.F
 			c.Initializers = []v1alpha1.Initializer{initializer(a1, v1alpha1.Ignore, 30), initializer(a2, v1alpha1.Ignore, 30)}
 		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		reordered := time.Now()
 		want := []string{a1, a2, b1}
 		gomega.Expect(waitAssigned(ctx, f, want)).To(gomega.Succeed())
+		// The set is the same before the reorder takes effect (a pod
+		// created then got a2 before a1 once in a parallel run): the
+		// reorder is in force for pods created a propagation bound after it.
+		gomega.Expect(awaitOrder(ctx, f, want, reordered.Add(f.Bounds.InitializerConfigPropagation.Duration+f.Bounds.TimingSlack.Duration))).To(gomega.Succeed())
 
 		fakes := map[string]*fakeinitializer.Controller{}
 		for _, name := range want {

@@ -181,6 +181,29 @@ func assignedProbe(f *harness.Framework, want []string) enforce.Probe {
 	}
 }
 
+// awaitOrder gives a change of order alone, which waitAssigned's set does
+// not show, until deadline (the change's time plus the propagation bound,
+// when the contract has it in force) to reach new pods. It returns early
+// once creations get want in that order; past the deadline the case's own
+// check judges the order.
+func awaitOrder(ctx context.Context, f *harness.Framework, want []string, deadline time.Time) error {
+	for time.Now().Before(deadline) {
+		got, err := probeAssigned(ctx, f)
+		if err != nil {
+			return err
+		}
+		if slices.Equal(ownAssigned(f, got), want) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(f.Bounds.PollInterval.Duration):
+		}
+	}
+	return nil
+}
+
 // waitAssigned waits (a set-up wait) until creations get exactly want of
 // the spec's initializers. The order is for the case to check.
 func waitAssigned(ctx context.Context, f *harness.Framework, want []string) error {
