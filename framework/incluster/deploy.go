@@ -163,29 +163,43 @@ func (e *LostError) Unwrap() error { return e.Err }
 // ErrPodGone: the run's pod was deleted before it ended.
 var ErrPodGone = errors.New("the run's pod is gone")
 
-// Follow copies the pod's log lines to w until its container ends. When the
-// stream breaks while the pod runs (an apiserver restart, a network
+// Follower copies a run's pod's output.
+type Follower struct {
+	Client    kubernetes.Interface
+	Namespace string
+	Pod       string
+	Out       io.Writer
+	// Lost is how long the cluster may not answer before Follow gives up.
+	Lost time.Duration
+	// last is the time of the last line copied: a second Follow goes on
+	// after it.
+	last time.Time
+}
+
+// Follow copies the pod's log lines to Out until its container ends. When
+// the stream breaks while the pod runs (an apiserver restart, a network
 // blip), it reconnects and goes on after the last line it copied; when the
-// cluster does not answer for lost, it returns a *LostError.
-func Follow(ctx context.Context, client kubernetes.Interface, namespace, pod string, w io.Writer, lost time.Duration) error {
-	var last time.Time
+// cluster does not answer for Lost, it returns a *LostError. It can be
+// called again (after ctx ended) and goes on where it stopped.
+func (f *Follower) Follow(ctx context.Context) error {
 	var failing time.Time
 	var lastErr error
+	pods := f.Client.CoreV1().Pods(f.Namespace)
 	for {
 		opts := &corev1.PodLogOptions{Container: ContainerName, Follow: true, Timestamps: true}
-		if !last.IsZero() {
-			since := metav1.NewTime(last.Truncate(time.Second))
+		if !f.last.IsZero() {
+			since := metav1.NewTime(f.last.Truncate(time.Second))
 			opts.SinceTime = &since
 		}
-		stream, err := client.CoreV1().Pods(namespace).GetLogs(pod, opts).Stream(ctx)
+		stream, err := pods.GetLogs(f.Pod, opts).Stream(ctx)
 		if err == nil {
-			last, err = copyLines(stream, w, last)
+			f.last, err = copyLines(stream, f.Out, f.last)
 			stream.Close()
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		p, gerr := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
+		p, gerr := pods.Get(ctx, f.Pod, metav1.GetOptions{})
 		switch {
 		case gerr == nil:
 			failing = time.Time{}
@@ -199,7 +213,7 @@ func Follow(ctx context.Context, client kubernetes.Interface, namespace, pod str
 			if failing.IsZero() {
 				failing = time.Now()
 			}
-			if time.Since(failing) > lost {
+			if time.Since(failing) > f.Lost {
 				return &LostError{For: time.Since(failing), Err: lastErr}
 			}
 		}

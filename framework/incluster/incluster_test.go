@@ -493,7 +493,7 @@ func TestFollowEndsWithThePod(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := Follow(ctx, client, "ns", "run-conformance-x", &out, time.Second); err != nil {
+	if err := (&Follower{Client: client, Namespace: "ns", Pod: "run-conformance-x", Out: &out, Lost: time.Second}).Follow(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() == 0 {
@@ -503,7 +503,7 @@ func TestFollowEndsWithThePod(t *testing.T) {
 	if err != nil || code != 1 || reason != "Error" {
 		t.Errorf("exit code %d %q %v", code, reason, err)
 	}
-	if err := Follow(ctx, client, "ns", "gone", &out, time.Second); !errors.Is(err, ErrPodGone) {
+	if err := (&Follower{Client: client, Namespace: "ns", Pod: "gone", Out: &out, Lost: time.Second}).Follow(ctx); !errors.Is(err, ErrPodGone) {
 		t.Errorf("deleted pod: %v", err)
 	}
 }
