@@ -152,6 +152,14 @@ current-context: x
 	badFilterInFile := file("options-bad-filter.yaml", "labelFilter: \"(((\"\n")
 	badFocusInFile := file("options-bad-focus.yaml", "focus: [\"(\"]\n")
 	inClusterEmbedded := file("options-in-cluster-embedded.yaml", "inCluster: true\n")
+	matrixUnknownField := file("matrix-unknown-field.yaml", "targetz: []\n")
+	matrixRunProvider := file("matrix-run-provider.yaml", "run: {provider: kind}\ntargets: [{name: a, kind: {topology: single}}]\n")
+	matrixRunBadSuite := file("matrix-run-bad-suite.yaml", "run: {suites: [nope]}\ntargets: [{name: a, kind: {topology: single}}]\n")
+	matrixTwice := file("matrix-twice.yaml", "targets: [{name: a, kind: {}}, {name: a, kind: {}}]\n")
+	matrixKind := file("matrix-kind.yaml", "kind: Config\ntargets: [{name: a, kind: {}}]\n")
+	runOptionsProvider := file("run-options-provider.yaml", "provider: kind\n")
+	file("matrix-foreign/a/notes.txt", "mine\n")
+	matrixForeign := filepath.Join(in, "matrix-foreign")
 	corrupt := file("corrupt/results.json", "{")
 	passed := resultsFile("passed", results.Spec{ShortName: "MutatingBeforeValidating", Suite: "ordering", Profile: "core", State: results.Passed})
 	unknownSpec := resultsFile("unknown-spec", results.Spec{ShortName: "NoSuchSpec", Suite: "ordering", Profile: "core", State: results.Failed})
@@ -286,6 +294,27 @@ current-context: x
 		{"results unknown context", []string{"results", "--kubeconfig", unreachable, "--context", "nope"}, `"nope"`},
 		{"results report dir is a file", []string{"results", "--kubeconfig", unreachable, "--run", "abc", "--report-dir", aFile}, "--report-dir " + aFile},
 		{"results argument", []string{"results", "extra"}, `"extra"`},
+		// matrix
+		{"matrix without targets", []string{"matrix"}, "no target"},
+		{"matrix file missing", []string{"matrix", "-f", missing}, "cannot read matrix file"},
+		{"matrix file unknown field", []string{"matrix", "-f", matrixUnknownField}, "targetz"},
+		{"matrix file of another kind", []string{"matrix", "-f", matrixKind}, `kind "Config"`},
+		{"matrix run sets the provider", []string{"matrix", "-f", matrixRunProvider}, "provider is the target's own"},
+		{"matrix options set the provider", []string{"matrix", "--options", runOptionsProvider, "--target", "name=a,kind=single"}, "provider is the target's own"},
+		{"matrix run bad suite", []string{"matrix", "-f", matrixRunBadSuite}, `target a: unknown suite "nope"`},
+		{"matrix target twice", []string{"matrix", "-f", matrixTwice}, "target a is listed twice"},
+		{"matrix target both", []string{"matrix", "--target", "name=a,kind=single,kubeconfig=" + unreachable}, "not both"},
+		{"matrix target neither", []string{"matrix", "--target", "name=a"}, "target a: give kubeconfig"},
+		{"matrix target name", []string{"matrix", "--target", "name=Bad_Name,kind=single"}, `target name "Bad_Name"`},
+		{"matrix target syntax", []string{"matrix", "--target", "foo"}, `--target "foo"`},
+		{"matrix target key", []string{"matrix", "--target", "name=a,color=red"}, `unknown key "color"`},
+		{"matrix kubeconfig target without image", []string{"matrix", "--target", "name=a,kubeconfig=" + unreachable}, "target a: --in-cluster needs --image"},
+		{"matrix kubeconfig target missing", []string{"matrix", "--image", "x:1", "--target", "name=a,kubeconfig=" + missing}, missing},
+		{"matrix kind topology", []string{"matrix", "--target", "name=a,kind=star"}, `"star"`},
+		{"matrix parallel", []string{"matrix", "--parallel", "0", "--target", "name=a,kind=single"}, "--parallel"},
+		{"matrix dir is a file", []string{"matrix", "--dir", aFile, "--target", "name=a,kind=single"}, "--dir " + aFile},
+		{"matrix dir holds foreign files", []string{"matrix", "--dir", matrixForeign, "--target", "name=a,kind=single"}, "holds files no matrix run wrote"},
+		{"matrix argument", []string{"matrix", "extra"}, `"extra"`},
 		// image
 		{"image without output", []string{"image"}, "--output"},
 		{"image output in a missing dir", []string{"image", "-o", filepath.Join(missing, "x.tar")}, missing},
