@@ -74,6 +74,9 @@ type Env struct {
 	// implementations); they are in Supported too.
 	Installed    features.Set
 	initializers closer
+	// initializersTried: this run began installing the reference
+	// initializers (its sweep then looks for their objects).
+	initializersTried bool
 	// attached: a worker's environment (Attach); the cluster and what is
 	// in it belong to another process.
 	attached bool
@@ -164,7 +167,7 @@ func (e *Env) Close(ctx context.Context) error {
 	errs = append(errs, e.closeReferenceInitializers(ctx))
 	if e.Cluster != nil && !e.attached {
 		sweepCtx, cancel := context.WithTimeout(ctx, e.Bounds.Cleanup.Duration)
-		errs = append(errs, Sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID))
+		errs = append(errs, sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID, e.initializersTried))
 		cancel()
 	}
 	if e.Webhooks != nil {

@@ -80,6 +80,7 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		listen = net.JoinHostPort(h.WebhookHost(), "0")
 	}
 	started := time.Now()
+	e.initializersTried = true
 	inst, err := install.Install(ctx, e.Cluster.RESTConfig(), install.Options{
 		ListenAddress:     listen,
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: scope},

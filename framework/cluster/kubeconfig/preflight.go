@@ -66,6 +66,12 @@ func NeededAccess(relay bool) []Access {
 		add("", r, true, "create", "update", "patch", "delete", "get", "list")
 	}
 	add("apps", "deployments", true, "create", "update", "delete", "get")
+	// Subresources the specs write: a status update (services, pods), a
+	// binding (a gated pod bound by hand).
+	for _, r := range []string{"services", "pods"} {
+		out = append(out, Access{Verb: "update", Resource: r, Subresource: "status", Namespaced: true})
+	}
+	out = append(out, Access{Verb: "create", Resource: "pods", Subresource: "binding", Namespaced: true})
 	for _, sub := range []string{"status", "scale"} {
 		out = append(out, Access{Verb: "update", Group: "apps", Resource: "deployments", Subresource: sub, Namespaced: true})
 	}
