@@ -102,4 +102,4 @@ kind-image:
 # against a kind cluster (unchanged after a run; SIGKILL then cleanup).
 test-kind: kind-image
 	ADMISSION_CONFORMANCE_KIND_IMAGE=$(KIND_IMAGE) ADMISSION_CONFORMANCE_KIND_TOPOLOGIES=$(KIND_TOPOLOGIES) \
-		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKubeconfigProviderOnKind|TestCleanupDeletesKindClustersOfKilledRuns' ./cmd/run-conformance/
+		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestCleanupDeletesKindClustersOfKilledRuns' ./cmd/run-conformance/

@@ -151,6 +151,15 @@ current-context: x
 	wrongType := file("options-wrong-type.yaml", "apiservers: many\n")
 	badFilterInFile := file("options-bad-filter.yaml", "labelFilter: \"(((\"\n")
 	badFocusInFile := file("options-bad-focus.yaml", "focus: [\"(\"]\n")
+	inClusterEmbedded := file("options-in-cluster-embedded.yaml", "inCluster: true\n")
+	matrixUnknownField := file("matrix-unknown-field.yaml", "targetz: []\n")
+	matrixRunProvider := file("matrix-run-provider.yaml", "run: {provider: kind}\ntargets: [{name: a, kind: {topology: single}}]\n")
+	matrixRunBadSuite := file("matrix-run-bad-suite.yaml", "run: {suites: [nope]}\ntargets: [{name: a, kind: {topology: single}}]\n")
+	matrixTwice := file("matrix-twice.yaml", "targets: [{name: a, kind: {}}, {name: a, kind: {}}]\n")
+	matrixKind := file("matrix-kind.yaml", "kind: Config\ntargets: [{name: a, kind: {}}]\n")
+	runOptionsProvider := file("run-options-provider.yaml", "provider: kind\n")
+	file("matrix-foreign/a/notes.txt", "mine\n")
+	matrixForeign := filepath.Join(in, "matrix-foreign")
 	corrupt := file("corrupt/results.json", "{")
 	passed := resultsFile("passed", results.Spec{ShortName: "MutatingBeforeValidating", Suite: "ordering", Profile: "core", State: results.Passed})
 	unknownSpec := resultsFile("unknown-spec", results.Spec{ShortName: "NoSuchSpec", Suite: "ordering", Profile: "core", State: results.Failed})
@@ -226,6 +235,25 @@ current-context: x
 		{"plugin image not a reference", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "Bad Ref!"}, `--plugin-image "Bad Ref!"`},
 		{"plugin image with a bad digest", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "x@sha256:zz"}, `--plugin-image "x@sha256:zz"`},
 		{"plugin image and webhook host", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "x:1", "--webhook-host", "10.0.0.1"}, "give one"},
+		// run: in-cluster mode (and the flags its pod gets)
+		{"in-cluster with embedded", []string{"run", "--in-cluster"}, "--in-cluster goes with --provider kubeconfig or kind"},
+		{"in-cluster in the options file with embedded", []string{"run", "--options", inClusterEmbedded}, "--in-cluster goes with"},
+		{"in-cluster without image", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--in-cluster"}, "--in-cluster needs --image"},
+		{"image without in-cluster", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--image", "x:1"}, "go with --in-cluster"},
+		{"in-cluster image not a reference", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--in-cluster", "--image", "Bad Ref!"}, `--image "Bad Ref!"`},
+		{"in-cluster with webhook host", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--in-cluster", "--image", "x:1", "--webhook-host", "10.0.0.1"}, "drop --webhook-host"},
+		{"in-cluster with plugin image", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--in-cluster", "--image", "x:1", "--plugin-image", "x:1"}, "--plugin-image"},
+		{"in-cluster image archive with kubeconfig", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--in-cluster", "--image", "x:1", "--image-archive", aFile}, "--image-archive goes with --provider kind"},
+		{"in-cluster kind image without tag", []string{"run", "--provider", "kind", "--in-cluster", "--image", "example.test/h"}, `--image "example.test/h" needs a tag`},
+		{"in-cluster kind archive missing", []string{"run", "--provider", "kind", "--in-cluster", "--image-archive", missing}, "--image-archive " + missing},
+		{"in-cluster kind archive is a dir", []string{"run", "--provider", "kind", "--in-cluster", "--image-archive", emptyDir}, "--image-archive " + emptyDir},
+		{"pod flags with embedded", []string{"run", "--run-id", "abc"}, "in-cluster pod's own"},
+		{"pod flags with in-cluster", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--in-cluster", "--image", "x:1", "--run-id", "abc"}, "in-cluster pod's own"},
+		{"pod run ID", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--run-id", "UPPER"}, `"UPPER"`},
+		{"pod listen without advertise", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-listen", ":8443"}, "go together"},
+		{"pod advertise not an IP", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-listen", ":8443", "--webhook-advertise", "webhooks:443"}, `--webhook-advertise "webhooks:443"`},
+		{"pod webhook name", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-listen", ":8443", "--webhook-advertise", "10.0.0.1:443", "--webhook-name", "Not_A_Name"}, `--webhook-name "Not_A_Name"`},
+		{"pod publish without run ID", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--publish-results", "ns"}, "--publish-results"},
 		{"kind image not a reference", []string{"run", "--provider", "kind", "--kind-image", "kindest/node:v1..x:y"}, `--kind-image "kindest/node:v1..x:y"`},
 		{"kind topology unknown", []string{"run", "--provider", "kind", "--kind-topology", "star"}, `"star"`},
 		{"kind cluster name", []string{"run", "--provider", "kind", "--kind-cluster", "Bad_Name"}, `--kind-cluster "Bad_Name"`},
@@ -267,6 +295,34 @@ current-context: x
 		{"cleanup unknown context", []string{"cleanup", "--kubeconfig", unreachable, "--context", "nope"}, `"nope"`},
 		{"cleanup run ID", []string{"cleanup", "--run", "not a label!"}, `--run "not a label!"`},
 		{"cleanup argument", []string{"cleanup", "extra"}, `"extra"`},
+		// results
+		{"results run ID", []string{"results", "--run", "not a label!"}, `--run "not a label!"`},
+		{"results run ID too long", []string{"results", "--run", strings.Repeat("a", 40)}, "--run"},
+		{"results missing kubeconfig", []string{"results", "--kubeconfig", missing}, missing},
+		{"results unknown context", []string{"results", "--kubeconfig", unreachable, "--context", "nope"}, `"nope"`},
+		{"results report dir is a file", []string{"results", "--kubeconfig", unreachable, "--run", "abc", "--report-dir", aFile}, "--report-dir " + aFile},
+		{"results argument", []string{"results", "extra"}, `"extra"`},
+		// matrix
+		{"matrix without targets", []string{"matrix"}, "no target"},
+		{"matrix file missing", []string{"matrix", "-f", missing}, "cannot read matrix file"},
+		{"matrix file unknown field", []string{"matrix", "-f", matrixUnknownField}, "targetz"},
+		{"matrix file of another kind", []string{"matrix", "-f", matrixKind}, `kind "Config"`},
+		{"matrix run sets the provider", []string{"matrix", "-f", matrixRunProvider}, "provider is the target's own"},
+		{"matrix options set the provider", []string{"matrix", "--options", runOptionsProvider, "--target", "name=a,kind=single"}, "provider is the target's own"},
+		{"matrix run bad suite", []string{"matrix", "-f", matrixRunBadSuite}, `target a: unknown suite "nope"`},
+		{"matrix target twice", []string{"matrix", "-f", matrixTwice}, "target a is listed twice"},
+		{"matrix target both", []string{"matrix", "--target", "name=a,kind=single,kubeconfig=" + unreachable}, "not both"},
+		{"matrix target neither", []string{"matrix", "--target", "name=a"}, "target a: give kubeconfig"},
+		{"matrix target name", []string{"matrix", "--target", "name=Bad_Name,kind=single"}, `target name "Bad_Name"`},
+		{"matrix target syntax", []string{"matrix", "--target", "foo"}, `--target "foo"`},
+		{"matrix target key", []string{"matrix", "--target", "name=a,color=red"}, `unknown key "color"`},
+		{"matrix kubeconfig target without image", []string{"matrix", "--target", "name=a,kubeconfig=" + unreachable}, "target a: --in-cluster needs --image"},
+		{"matrix kubeconfig target missing", []string{"matrix", "--image", "x:1", "--target", "name=a,kubeconfig=" + missing}, missing},
+		{"matrix kind topology", []string{"matrix", "--target", "name=a,kind=star"}, `"star"`},
+		{"matrix parallel", []string{"matrix", "--parallel", "0", "--target", "name=a,kind=single"}, "--parallel"},
+		{"matrix dir is a file", []string{"matrix", "--dir", aFile, "--target", "name=a,kind=single"}, "--dir " + aFile},
+		{"matrix dir holds foreign files", []string{"matrix", "--dir", matrixForeign, "--target", "name=a,kind=single"}, "holds files no matrix run wrote"},
+		{"matrix argument", []string{"matrix", "extra"}, `"extra"`},
 		// image
 		{"image without output", []string{"image"}, "--output"},
 		{"image output in a missing dir", []string{"image", "-o", filepath.Join(missing, "x.tar")}, missing},

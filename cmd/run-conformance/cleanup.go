@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/incluster"
 )
 
 type cleanupOptions struct {
@@ -35,7 +39,8 @@ func newCleanupCommand() *cobra.Command {
 			"in the temp dir ($TMPDIR): the dirs " + embedded.DirPrefix + "* whose run is no longer running; a running run's dir " +
 			"is never touched. Plain 'cleanup' does only that. With --kubeconfig, --context or --run it also deletes every webhook " +
 			"configuration, admission policy, binding and namespace labelled " + harness.RunLabel + " (of one run with --run, " +
-			"of every run without) from that cluster (default loading rules), and waits until the namespaces are gone. With " +
+			"of every run without) from that cluster (default loading rules), and waits until the namespaces are gone; in-cluster runs " +
+			"(run --in-cluster, labelled " + incluster.RunLabel + ") are deleted whole, but for one still running without --run. With " +
 			"--kind it also deletes the kind clusters runs created and did not delete; --kind alone touches no other cluster.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -104,39 +109,82 @@ func (o cleanupOptions) run(ctx context.Context, out io.Writer, clusterGiven boo
 }
 
 // sweepCluster prints what carries the run label, deletes it and waits
-// until the namespaces are gone.
+// until the namespaces are gone. In-cluster runs (run --in-cluster) are
+// deleted whole (pod, objects, what their specs left); without --run, one
+// still running is left alone, with what its specs created.
 func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID string) error {
 	client, err := metadata.NewForConfig(cfg)
 	if err != nil {
 		return usageError("%v", err)
 	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	runs, err := incluster.List(ctx, kc, runID)
+	if err != nil {
+		return usageError("cluster at %s: %v", cfg.Host, oneLine(err.Error()))
+	}
+	live := map[string]bool{}
+	var gone []incluster.Status
+	for _, r := range runs {
+		if runID == "" && r.Running {
+			live[r.ID] = true
+			fmt.Fprintf(out, "in-cluster run %s is still running: left alone (fetch it with 'run-conformance results --run %s', or stop and remove it with 'cleanup --run %s')\n",
+				r.ID, r.ID, r.ID)
+			continue
+		}
+		gone = append(gone, r)
+	}
 	selector := harness.RunLabel
 	if runID != "" {
 		selector += "=" + runID
 	}
-	found, err := labelled(ctx, client, selector)
+	found, err := labelled(ctx, client, selector, live)
 	if err != nil {
 		return usageError("cluster at %s: %v", cfg.Host, oneLine(err.Error()))
 	}
-	if len(found) == 0 {
-		fmt.Fprintf(out, "nothing labelled %s in the cluster at %s\n", selector, cfg.Host)
+	if len(found) == 0 && len(gone) == 0 {
+		fmt.Fprintf(out, "nothing labelled %s or %s in the cluster at %s\n", selector, strings.Replace(selector, harness.RunLabel, incluster.RunLabel, 1), cfg.Host)
 		return nil
 	}
-	for _, f := range found {
-		fmt.Fprintf(out, "deleting %s\n", f)
+	removed := 0
+	for _, r := range gone {
+		for _, obj := range r.Objects {
+			fmt.Fprintf(out, "deleting %s (in-cluster run %s)\n", obj, r.ID)
+		}
+		removed += len(r.Objects)
+		if err := incluster.Delete(ctx, kc, r.ID, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard()); err != nil {
+			return usageError("in-cluster run %s: %v", r.ID, oneLine(err.Error()))
+		}
 	}
-	if err := harness.Sweep(ctx, cfg, runID); err != nil {
-		return usageError("%v", oneLine(err.Error()))
+	for _, f := range found {
+		fmt.Fprintf(out, "deleting %s\n", f.what)
+	}
+	ids := map[string]bool{}
+	for _, f := range found {
+		ids[f.run] = true
+	}
+	if len(live) == 0 {
+		if err := harness.Sweep(ctx, cfg, runID); err != nil {
+			return usageError("%v", oneLine(err.Error()))
+		}
+	} else {
+		for id := range ids {
+			if err := harness.Sweep(ctx, cfg, id); err != nil {
+				return usageError("%v", oneLine(err.Error()))
+			}
+		}
 	}
 	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		left, err := labelled(ctx, client, selector)
+		left, err := labelled(ctx, client, selector, live)
 		return err == nil && len(left) == 0, nil
 	})
 	if err != nil {
-		left, _ := labelled(context.Background(), client, selector)
+		left, _ := labelled(context.Background(), client, selector, live)
 		return usageError("still in the cluster after the sweep: %v", left)
 	}
-	fmt.Fprintf(out, "removed %d object(s) labelled %s\n", len(found), selector)
+	fmt.Fprintf(out, "removed %d object(s) labelled %s\n", removed+len(found), selector)
 	return nil
 }
 
@@ -152,16 +200,24 @@ var swept = []schema.GroupVersionResource{
 	{Version: "v1", Resource: "namespaces"},
 }
 
-// labelled lists those objects carrying the selector's label.
-func labelled(ctx context.Context, client metadata.Interface, selector string) ([]string, error) {
-	var out []string
+// labelledObject is an object a run created, and that run's ID.
+type labelledObject struct{ what, run string }
+
+func (l labelledObject) String() string { return l.what }
+
+// labelled lists those objects carrying the selector's label, but for the
+// runs in skip.
+func labelled(ctx context.Context, client metadata.Interface, selector string, skip map[string]bool) ([]labelledObject, error) {
+	var out []labelledObject
 	for _, gvr := range swept {
 		l, err := client.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", gvr.Resource, err)
 		}
 		for _, o := range l.Items {
-			out = append(out, gvr.Resource+"/"+o.Name)
+			if run := o.Labels[harness.RunLabel]; !skip[run] {
+				out = append(out, labelledObject{what: gvr.Resource + "/" + o.Name, run: run})
+			}
 		}
 	}
 	return out, nil

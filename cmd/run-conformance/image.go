@@ -42,20 +42,7 @@ func newImageCommand() *cobra.Command {
 			if len(refs) == 0 {
 				refs = []string{DefaultPluginImage}
 			}
-			exe, err := os.Executable()
-			if err != nil {
-				return usageError("cannot find this binary: %v", err)
-			}
-			files, err := image.Binary(exe, "/usr/local/bin/run-conformance")
-			if err != nil {
-				return usageError("%v", err)
-			}
-			opts := []image.Option{image.WithFiles(files...), image.WithEntrypoint("/usr/local/bin/run-conformance"),
-				image.WithUser("65532:65532"), image.WithLabel("org.opencontainers.image.version", version)}
-			for _, r := range refs {
-				opts = append(opts, image.WithRef(r))
-			}
-			res, err := image.WriteFile(out, opts...)
+			res, err := writeHarnessImage(out, refs)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -66,4 +53,26 @@ func newImageCommand() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the archive to write")
 	cmd.Flags().StringArrayVar(&refs, "ref", nil, "image name with tag, repeatable (default "+DefaultPluginImage+")")
 	return cmd
+}
+
+// writeHarnessImage writes this binary, with the shared libraries it needs,
+// as an image archive named refs, running as 65532 (nonroot), with env set.
+func writeHarnessImage(out string, refs []string, env ...string) (image.Result, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return image.Result{}, fmt.Errorf("cannot find this binary: %w", err)
+	}
+	files, err := image.Binary(exe, "/usr/local/bin/run-conformance")
+	if err != nil {
+		return image.Result{}, err
+	}
+	opts := []image.Option{image.WithFiles(files...), image.WithEntrypoint("/usr/local/bin/run-conformance"),
+		image.WithUser("65532:65532"), image.WithLabel("org.opencontainers.image.version", version)}
+	for _, r := range refs {
+		opts = append(opts, image.WithRef(r))
+	}
+	for _, e := range env {
+		opts = append(opts, image.WithEnv(e))
+	}
+	return image.WriteFile(out, opts...)
 }

@@ -26,8 +26,12 @@ type interrupts struct {
 	ch     chan os.Signal
 	ctx    context.Context // cancelled at the first signal
 	cancel context.CancelFunc
-	force  func(os.Signal)
-	done   chan struct{}
+	// again is cancelled at the second signal (an in-cluster run stops
+	// waiting for its pod to wind down).
+	again       context.Context
+	cancelAgain context.CancelFunc
+	force       func(os.Signal)
+	done        chan struct{}
 
 	mu        sync.Mutex
 	first     os.Signal
@@ -39,6 +43,7 @@ type interrupts struct {
 func watchInterrupts(force func(os.Signal)) *interrupts {
 	i := &interrupts{ch: make(chan os.Signal, 8), force: force, done: make(chan struct{})}
 	i.ctx, i.cancel = context.WithCancel(context.Background())
+	i.again, i.cancelAgain = context.WithCancel(context.Background())
 	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		for {
@@ -71,6 +76,9 @@ func (i *interrupts) got(s os.Signal) {
 	}
 	i.mu.Unlock()
 	i.cancel()
+	if n >= 2 {
+		i.cancelAgain()
+	}
 	if forward {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	}
@@ -98,6 +106,7 @@ func (i *interrupts) stop() {
 	signal.Stop(i.ch)
 	close(i.done)
 	i.cancel()
+	i.cancelAgain()
 }
 
 // signalName spells a signal as users know it.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -392,4 +393,138 @@ func nodesExist(t *testing.T, name string) bool {
 		t.Fatal(err)
 	}
 	return len(nodes) > 0
+}
+
+// harnessArchive writes what `run-conformance image` writes, but of this
+// test binary, which is the CLI only with asMain set.
+func harnessArchive(t *testing.T, ref string) string {
+	t.Helper()
+	archive := filepath.Join(t.TempDir(), "harness.tar")
+	exe, _ := os.Executable()
+	files, err := ociimage.Binary(exe, "/usr/local/bin/run-conformance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ociimage.WriteFile(archive, ociimage.WithRef(ref), ociimage.WithFiles(files...), ociimage.WithUser("65532:65532"),
+		ociimage.WithEntrypoint("/usr/local/bin/run-conformance"), ociimage.WithEnv(asMain+"=1")); err != nil {
+		t.Fatal(err)
+	}
+	return archive
+}
+
+// checkInClusterReports: the report dir came back whole and nothing failed.
+func checkInClusterReports(t *testing.T, r cliResult, reports string) {
+	t.Helper()
+	for _, f := range reportFiles {
+		if _, err := os.Stat(filepath.Join(reports, f)); err != nil {
+			t.Errorf("report %s not copied back: %v", f, err)
+		}
+	}
+	res := readResults(t, reports)
+	for _, s := range res.Specs {
+		if s.State == results.Failed {
+			t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
+		}
+	}
+	if r.code != 0 || res.Summary.Passed == 0 {
+		t.Errorf("exit %d, summary %+v; stderr: %s\n%s", r.code, res.Summary, r.stderr, tail(r.stdout, 40))
+	}
+}
+
+// TestInClusterOnKind runs the harness in the cluster (run --in-cluster):
+// on kind clusters the run creates (the image loaded into their nodes), and
+// through the kubeconfig provider, where the cluster must be left as it was
+// found, and where a run whose client was killed goes on and is fetched
+// with `results`.
+func TestInClusterOnKind(t *testing.T) {
+	image := kindImage(t)
+	ref := "admission-conformance/run-conformance:kind-test"
+	archive := harnessArchive(t, ref)
+	for _, topology := range kindTopologies() {
+		t.Run("kind "+topology, func(t *testing.T) {
+			reports := t.TempDir()
+			started := time.Now()
+			r := runCLI(t, "run", "--provider", "kind", "--kind-topology", topology, "--kind-image", image, "--bound", "clusterStart=10m",
+				"--in-cluster", "--image", ref, "--image-archive", archive, "--report-dir", reports)
+			t.Logf("in-cluster on kind %s: %.0fs, exit %d\n%s", topology, time.Since(started).Seconds(), r.code, tail(r.stdout, 30))
+			checkInClusterReports(t, r, reports)
+			if !strings.Contains(r.stdout, "removed the in-cluster run") {
+				t.Errorf("the run was not removed:\n%s", tail(r.stdout, 20))
+			}
+			if left, _ := kind.Leftovers(kind.DefaultLedgerDir()); len(left) > 0 {
+				t.Errorf("kind clusters left behind: %v", left)
+			}
+		})
+	}
+
+	path, _, c := kindCluster(t, image)
+	loadImage(t, c.(interface{ Name() string }).Name(), archive)
+	settle(t, c)
+	before, err := kubeconfig.TakeInventory(context.Background(), c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("kubeconfig provider leaves the cluster unchanged", func(t *testing.T) {
+		reports := t.TempDir()
+		r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--in-cluster", "--image", ref,
+			"--suite", "ordering,webhooks", "--report-dir", reports)
+		waitUnchanged(t, c, before)
+		checkInClusterReports(t, r, reports)
+		if !strings.Contains(r.stdout, "preflight: grant") || !strings.Contains(r.stdout, "preflight: RBAC allows") {
+			t.Errorf("the preflight did not print the RBAC it grants:\n%s", tail(r.stdout, 200))
+		}
+	})
+	t.Run("client killed, run fetched with results", func(t *testing.T) {
+		exe, _ := os.Executable()
+		var out syncBuffer
+		cmd := exec.Command(exe, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--in-cluster", "--image", ref,
+			"--suite", "ordering", "--report-dir", t.TempDir())
+		cmd.Env = append(os.Environ(), asMain+"=1", "TMPDIR="+t.TempDir())
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		var id string
+		deadline := time.Now().Add(3 * time.Minute)
+		for id == "" || !strings.Contains(out.String(), "its output follows") {
+			if _, rest, ok := strings.Cut(out.String(), "in-cluster run "); ok && id == "" {
+				id, _, _ = strings.Cut(rest, ":")
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the run's pod did not start within 3 minutes:\n%s", out.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		list := runCLI(t, "results", "--kubeconfig", path)
+		if list.code != 0 || !strings.Contains(list.stdout, id) {
+			t.Fatalf("results lists no run %s: exit %d\n%s%s", id, list.code, list.stdout, list.stderr)
+		}
+		reports := t.TempDir()
+		r := runCLI(t, "results", "--kubeconfig", path, "--run", id, "--report-dir", reports)
+		checkInClusterReports(t, r, reports)
+		waitUnchanged(t, c, before)
+	})
+}
+
+// syncBuffer is a buffer a child process writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -84,7 +84,7 @@ func newRootCommand() *cobra.Command {
 		return usageError("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand(), newHollowNodeCommand())
-	root.AddCommand(newCleanupCommand(), newImageCommand(), newRelayCommand())
+	root.AddCommand(newCleanupCommand(), newImageCommand(), newRelayCommand(), newResultsCommand(), newMatrixCommand())
 	return root
 }
 

@@ -51,6 +51,8 @@ type runOptions struct {
 	// Parallel is how many specs run at once (parallel.go); 0: chosen for
 	// this machine.
 	Parallel int `json:"parallel,omitempty"`
+	// The in-cluster mode (incluster.go).
+	inClusterOptions `json:",inline"`
 
 	// Flag-only.
 	optionsFile string
@@ -100,6 +102,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	addImplementationFlags(fs, &o.Implementation)
 	o.Kind.addFlags(fs)
 	o.addParallelFlags(fs)
+	o.addInClusterFlags(fs)
 	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
 }
 
@@ -185,6 +188,9 @@ func (o *runOptions) validate() error {
 		return usageError("--apiservers must be at least 1, got %d", o.APIServers)
 	}
 	if err := o.validateProviderFlags(); err != nil {
+		return err
+	}
+	if err := o.validateInCluster(); err != nil {
 		return err
 	}
 	switch o.Provider {

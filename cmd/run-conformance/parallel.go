@@ -237,7 +237,11 @@ func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Relay, e
 	if err := p.env.Webhooks.Close(ctx); err != nil {
 		return nil, fmt.Errorf("free the relay's address: %w", err)
 	}
-	if p.router, err = parallel.StartRouter(listen, advertise, nil, ca, routes, p.env.Logger); err != nil {
+	var names []string
+	if n, ok := p.env.Cluster.(cluster.WebhookNames); ok {
+		names = n.WebhookNames()
+	}
+	if p.router, err = parallel.StartRouter(listen, advertise, names, ca, routes, p.env.Logger); err != nil {
 		return nil, err
 	}
 	return &parallel.Relay{Advertise: advertise, CACert: ca.CertPEM(), CAKey: key, Dir: routes}, nil

@@ -38,7 +38,14 @@ func newRunCommand() *cobra.Command {
 			if err := o.load(cmd.Flags()); err != nil {
 				return err
 			}
-			return runConformance(cmd.OutOrStdout(), o)
+			if o.InCluster {
+				return runInCluster(cmd.OutOrStdout(), o) // incluster.go
+			}
+			err := runConformance(cmd.OutOrStdout(), o)
+			if o.publishResults != "" {
+				publishResults(cmd.ErrOrStderr(), o, err) // the in-cluster run's pod
+			}
+			return err
 		},
 	}
 	o.addFlags(cmd.Flags())
@@ -151,7 +158,7 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	started := time.Now()
 	fmt.Fprintf(out, "starting %s cluster...\n", provider.Name())
 	env, err = harness.Boot(sig.ctx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger,
-		ReferenceInitializers: o.referenceInitializers()})
+		ReferenceInitializers: o.referenceInitializers(), RunID: o.runID})
 	if s := sig.received(); s != nil {
 		_ = closeEnv()
 		return usageError("interrupted by %s during cluster start-up: start-up stopped and its files removed", signalName(s))
@@ -246,8 +253,9 @@ func selected(res results.Results) int {
 
 func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {
 	if o.Provider == kubeconfig.Name {
-		return kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context),
-			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithPluginImage(o.PluginImage), kubeconfig.WithLogger(logger))
+		return kubeconfig.New(append([]kubeconfig.Option{kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context),
+			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithPluginImage(o.PluginImage), kubeconfig.WithLogger(logger)},
+			o.servedWebhooks()...)...)
 	}
 	if o.Provider == kind.Name {
 		return o.kindProvider(logger)

@@ -15,3 +15,11 @@ type WebhookHost interface {
 type WebhookEndpoint interface {
 	WebhookEndpoint() (listen, advertise string)
 }
+
+// WebhookNames is implemented by clusters whose apiservers know the
+// harness's webhook server by DNS names besides its address (a Service in
+// front of a harness that runs in the cluster): the webhook certificates
+// carry them.
+type WebhookNames interface {
+	WebhookNames() []string
+}

@@ -54,6 +54,10 @@ type Config struct {
 	// ReferenceInitializers installs the reference implementation of the
 	// seed's initializers (see initializers.go).
 	ReferenceInitializers ReferenceInitializers
+	// RunID labels what the run creates (RunLabel); empty: a random one.
+	// An in-cluster run gets the ID its client chose, so one ID finds both
+	// the run's pod and what its specs create.
+	RunID string
 }
 
 // Env is one run's environment, shared by all specs of the run.
@@ -70,6 +74,9 @@ type Env struct {
 	// implementations); they are in Supported too.
 	Installed    features.Set
 	initializers closer
+	// initializersTried: this run began installing the reference
+	// initializers (its sweep then looks for their objects).
+	initializersTried bool
 	// attached: a worker's environment (Attach); the cluster and what is
 	// in it belong to another process.
 	attached bool
@@ -87,7 +94,10 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: newRunID()}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID}
+	if env.RunID == "" {
+		env.RunID = newRunID()
+	}
 	defer func() {
 		// A panic here is a bug; it must still stop what started.
 		if r := recover(); r != nil {
@@ -134,6 +144,10 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 		listen, advertise := e.WebhookEndpoint()
 		webhookOpts = append(webhookOpts, fakewebhook.WithListenAddress(listen), fakewebhook.WithAdvertisedAddress(advertise))
 	}
+	if n, ok := env.Cluster.(cluster.WebhookNames); ok {
+		// Apiservers know the server by a Service's names too.
+		webhookOpts = append(webhookOpts, fakewebhook.WithHosts(n.WebhookNames()...))
+	}
 	if env.Webhooks, err = fakewebhook.New(ca, webhookOpts...); err != nil {
 		return nil, fmt.Errorf("start fake webhook server: %w", err)
 	}
@@ -153,7 +167,7 @@ func (e *Env) Close(ctx context.Context) error {
 	errs = append(errs, e.closeReferenceInitializers(ctx))
 	if e.Cluster != nil && !e.attached {
 		sweepCtx, cancel := context.WithTimeout(ctx, e.Bounds.Cleanup.Duration)
-		errs = append(errs, Sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID))
+		errs = append(errs, sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID, e.initializersTried))
 		cancel()
 	}
 	if e.Webhooks != nil {
@@ -164,6 +178,9 @@ func (e *Env) Close(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// NewRunID returns a fresh run ID: 8 hex digits.
+func NewRunID() string { return newRunID() }
 
 func newRunID() string {
 	b := make([]byte, 4)

@@ -66,8 +66,12 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 	}
 	if _, relayed := e.Cluster.(interface{ WebhookEndpoint() (string, string) }); relayed {
 		// Its webhook listens on its own port, which a relay in the cluster
-		// does not forward.
-		e.Logger.Info("reference initializers not installed: the cluster reaches this host through a relay")
+		// (or an in-cluster run's Service) does not forward.
+		if _, inCluster := e.Cluster.(cluster.WebhookNames); inCluster {
+			e.Logger.Info("reference initializers not installed: the cluster reaches this in-cluster run through its Service's one port")
+		} else {
+			e.Logger.Info("reference initializers not installed: the cluster reaches this host through a relay")
+		}
 		return nil
 	}
 	scope := map[string]string{RunLabel: e.RunID, SuiteLabel: InitializersSuite}
@@ -77,6 +81,7 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		listen = net.JoinHostPort(h.WebhookHost(), "0")
 	}
 	started := time.Now()
+	e.initializersTried = true
 	inst, err := install.Install(ctx, e.Cluster.RESTConfig(), install.Options{
 		ListenAddress:     listen,
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: scope},

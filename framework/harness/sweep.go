@@ -20,6 +20,14 @@ import (
 // namespaces. It is the safety net behind each spec's DeferCleanup, and what
 // a cleanup after a killed run calls.
 func Sweep(ctx context.Context, config *rest.Config, runID string) error {
+	return sweep(ctx, config, runID, true)
+}
+
+// sweep is Sweep, without the reference initializers' objects unless
+// initializers: a run that never installed them has none of its own there,
+// and may lack the permissions to look (an in-cluster run's service account
+// holds exactly the preflight's).
+func sweep(ctx context.Context, config *rest.Config, runID string, initializers bool) error {
 	client, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return err
@@ -48,7 +56,9 @@ func Sweep(ctx context.Context, config *rest.Config, runID string) error {
 	// Not found where the cluster does not serve them.
 	collect("mutating admission policy bindings", mutatingpolicy.BindingClient(dyn).DeleteCollection(ctx, del, list))
 	collect("mutating admission policies", mutatingpolicy.PolicyClient(dyn).DeleteCollection(ctx, del, list))
-	collect("reference initializers", sweepReferenceInitializers(ctx, config, selector))
+	if initializers {
+		collect("reference initializers", sweepReferenceInitializers(ctx, config, selector))
+	}
 	namespaces, err := client.CoreV1().Namespaces().List(ctx, list)
 	collect("namespaces", err)
 	if err == nil {

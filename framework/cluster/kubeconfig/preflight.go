@@ -23,19 +23,37 @@ var Plan = []string{
 	"nothing else: no CRDs, no cluster roles or bindings, no changes to existing objects",
 }
 
-// access is one permission the run needs.
-type access struct {
-	verb, group, resource, subresource string
-	namespaced                         bool
+// Access is one permission a run needs.
+type Access struct {
+	Verb, Group, Resource, Subresource string
+	// Namespaced: the permission is needed in namespaces the run creates
+	// (the spec namespaces), so it is checked in one that does not exist
+	// yet, and granted cluster-wide.
+	Namespaced bool
 }
 
-// neededAccess lists the permissions the specs use (namespaced ones are checked
-// in a namespace that does not exist yet, as the spec namespaces are).
-func neededAccess(relay bool) []access {
-	var out []access
+// String is the operation as the preflight names it: "create
+// pods/exec", "create mutatingwebhookconfigurations.admissionregistration.k8s.io".
+func (a Access) String() string {
+	what := a.Resource
+	if a.Subresource != "" {
+		what += "/" + a.Subresource
+	}
+	if a.Group != "" {
+		what += "." + a.Group
+	}
+	return a.Verb + " " + what
+}
+
+// NeededAccess lists the permissions the specs use: the one source of what
+// the preflight checks and of the ClusterRole an in-cluster run's service
+// account gets (framework/incluster). relay adds what the relay pod needs
+// (the port-forward).
+func NeededAccess(relay bool) []Access {
+	var out []Access
 	add := func(group, resource string, namespaced bool, verbs ...string) {
 		for _, v := range verbs {
-			out = append(out, access{verb: v, group: group, resource: resource, namespaced: namespaced})
+			out = append(out, Access{Verb: v, Group: group, Resource: resource, Namespaced: namespaced})
 		}
 	}
 	add("", "namespaces", false, "create", "delete", "list", "get")
@@ -48,19 +66,25 @@ func neededAccess(relay bool) []access {
 		add("", r, true, "create", "update", "patch", "delete", "get", "list")
 	}
 	add("apps", "deployments", true, "create", "update", "delete", "get")
+	// Subresources the specs write: a status update (services, pods), a
+	// binding (a gated pod bound by hand).
+	for _, r := range []string{"services", "pods"} {
+		out = append(out, Access{Verb: "update", Resource: r, Subresource: "status", Namespaced: true})
+	}
+	out = append(out, Access{Verb: "create", Resource: "pods", Subresource: "binding", Namespaced: true})
 	for _, sub := range []string{"status", "scale"} {
-		out = append(out, access{verb: "update", group: "apps", resource: "deployments", subresource: sub, namespaced: true})
+		out = append(out, Access{Verb: "update", Group: "apps", Resource: "deployments", Subresource: sub, Namespaced: true})
 	}
 	add("rbac.authorization.k8s.io", "roles", true, "create", "delete")
 	add("rbac.authorization.k8s.io", "rolebindings", true, "create", "delete")
 	add("", "users", false, "impersonate")
 	add("", "groups", false, "impersonate")
 	add("authentication.k8s.io", "uids", false, "impersonate")
-	out = append(out, access{verb: "impersonate", group: "authentication.k8s.io", resource: "userextras", subresource: "scopes"})
+	out = append(out, Access{Verb: "impersonate", Group: "authentication.k8s.io", Resource: "userextras", Subresource: "scopes"})
 	add("autoscaling", "horizontalpodautoscalers", true, "create", "delete")
-	out = append(out, access{verb: "create", resource: "pods", subresource: "exec", namespaced: true})
+	out = append(out, Access{Verb: "create", Resource: "pods", Subresource: "exec", Namespaced: true})
 	if relay {
-		out = append(out, access{verb: "create", resource: "pods", subresource: "portforward", namespaced: true})
+		out = append(out, Access{Verb: "create", Resource: "pods", Subresource: "portforward", Namespaced: true})
 	}
 	add("", "nodes", false, "list", "get")
 	return out
@@ -74,6 +98,9 @@ func (p *Provider) preflight(ctx context.Context, cfg *rest.Config) error {
 		p.logger.Info("preflight: will create " + line)
 	}
 	switch {
+	case p.served != nil:
+		p.logger.Info("preflight: this run is in the cluster: the apiservers will call the fake webhooks at " + p.served.advertise +
+			" (" + strings.Join(p.served.names, ", ") + ")")
 	case p.pluginImage != "":
 		p.logger.Info("preflight: will create namespace admission-conformance-relay-<random> holding pod and service " + relayName +
 			" (image " + p.pluginImage + "): the apiservers call the fake webhooks through it; deleted at the end")
@@ -91,8 +118,8 @@ func (p *Provider) preflight(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	needed := neededAccess(p.pluginImage != "")
-	denied, err := checkAccess(ctx, client, needed)
+	needed := NeededAccess(p.pluginImage != "")
+	denied, err := CheckAccess(ctx, client, needed, PreflightNamespace)
 	if err != nil {
 		return fmt.Errorf("preflight RBAC check: %w", err)
 	}
@@ -103,13 +130,19 @@ func (p *Provider) preflight(ctx context.Context, cfg *rest.Config) error {
 	return nil
 }
 
-// checkAccess returns the operations of needed the client's user is denied.
-func checkAccess(ctx context.Context, client kubernetes.Interface, needed []access) ([]string, error) {
+// PreflightNamespace is where namespaced permissions are checked: a
+// namespace that does not exist, as the spec namespaces do not yet.
+const PreflightNamespace = "admission-conformance-preflight"
+
+// CheckAccess returns the operations of needed the client's user is denied,
+// checking the namespaced ones in namespace ("": in every namespace, as a
+// ClusterRole grants them).
+func CheckAccess(ctx context.Context, client kubernetes.Interface, needed []Access, namespace string) ([]string, error) {
 	var denied []string
 	for _, a := range needed {
-		attrs := &authorizationv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource}
-		if a.namespaced {
-			attrs.Namespace = "admission-conformance-preflight"
+		attrs := &authorizationv1.ResourceAttributes{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Subresource: a.Subresource}
+		if a.Namespaced {
+			attrs.Namespace = namespace
 		}
 		review, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
@@ -118,14 +151,7 @@ func checkAccess(ctx context.Context, client kubernetes.Interface, needed []acce
 			return nil, err
 		}
 		if !review.Status.Allowed {
-			what := a.resource
-			if a.subresource != "" {
-				what += "/" + a.subresource
-			}
-			if a.group != "" {
-				what += "." + a.group
-			}
-			denied = append(denied, a.verb+" "+what)
+			denied = append(denied, a.String())
 		}
 	}
 	return denied, nil

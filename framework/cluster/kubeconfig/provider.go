@@ -41,6 +41,7 @@ type Provider struct {
 	reach         time.Duration
 	webhookHost   string
 	pluginImage   string
+	served        *served
 	logger        logr.Logger
 	noPreflight   bool
 }
@@ -89,6 +90,11 @@ func (p *Provider) Start(ctx context.Context) (cluster.Cluster, error) {
 	}
 	if err := p.preflight(ctx, cfg); err != nil {
 		return nil, err
+	}
+	if p.served != nil {
+		c := *p.served
+		c.existing = &existing{config: cfg}
+		return &c, nil
 	}
 	if p.pluginImage != "" {
 		c, err := p.startRelay(ctx, cfg, &existing{config: cfg})

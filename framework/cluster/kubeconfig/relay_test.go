@@ -108,14 +108,14 @@ func TestCheckAccessNamesDeniedOperations(t *testing.T) {
 			attrs.Subresource != "portforward"
 		return true, r, nil
 	})
-	denied, err := checkAccess(context.Background(), client, neededAccess(false))
+	denied, err := CheckAccess(context.Background(), client, NeededAccess(false), PreflightNamespace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(denied) != 1 || denied[0] != "create mutatingwebhookconfigurations.admissionregistration.k8s.io" {
 		t.Fatalf("denied %v", denied)
 	}
-	denied, _ = checkAccess(context.Background(), client, neededAccess(true))
+	denied, _ = CheckAccess(context.Background(), client, NeededAccess(true), PreflightNamespace)
 	if len(denied) != 2 || denied[1] != "create pods/portforward" {
 		t.Fatalf("with the relay, denied %v", denied)
 	}

@@ -1,0 +1,285 @@
+package incluster
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+)
+
+// Names and labels of an in-cluster run's objects.
+const (
+	// RunLabel is on everything the client creates (see the package doc).
+	RunLabel = "admission-conformance.io/in-cluster-run"
+	// NamePrefix + run ID names the namespace, the ClusterRole and its
+	// binding.
+	NamePrefix = "admission-conformance-run-"
+	// ServiceAccountName, ServiceName, JobName, ContainerName: in the
+	// run's namespace.
+	ServiceAccountName = "run-conformance"
+	ServiceName        = "webhooks"
+	JobName            = "run-conformance"
+	ContainerName      = "run-conformance"
+	// WebhookPort is where the pod's fake webhooks listen; the Service
+	// takes 443 to it.
+	WebhookPort = 8443
+	// ReportDir and TmpDir are the pod's writable dirs (emptyDirs; the
+	// root filesystem is read-only).
+	ReportDir = "/reports"
+	TmpDir    = "/tmp"
+	// UID is the user the pod runs as (the image's, 65532: nonroot).
+	UID = 65532
+	// appLabel selects the run's pod for its Service.
+	appLabel = "app.kubernetes.io/name"
+	appName  = "run-conformance"
+)
+
+// The hidden `run` flags the pod's command line uses (the CLI defines
+// them).
+const (
+	FlagRunID            = "run-id"
+	FlagWebhookListen    = "webhook-listen"
+	FlagWebhookAdvertise = "webhook-advertise"
+	FlagWebhookName      = "webhook-name"
+	FlagPublishResults   = "publish-results"
+)
+
+// Defaults.
+const (
+	// DefaultDeadline bounds the Job (activeDeadlineSeconds), so a run
+	// nobody fetches does not keep its pod forever. A full run takes
+	// minutes.
+	DefaultDeadline = 3 * time.Hour
+	// DefaultGracePeriod is the pod's terminationGracePeriodSeconds: on
+	// Ctrl-C the client suspends the Job and the pod's harness stops its
+	// specs, runs their cleanups, sweeps, writes the reports and publishes
+	// them within it.
+	DefaultGracePeriod = 150 * time.Second
+)
+
+// Option configures New. Options are sealed.
+type Option interface{ apply(*Run) }
+
+type optionFunc func(*Run)
+
+func (f optionFunc) apply(r *Run) { f(r) }
+
+// WithRunArgs adds flags to the pod's `run` command line: the user's
+// selection, bounds, features and so on (the CLI forwards its own).
+func WithRunArgs(args ...string) Option {
+	return optionFunc(func(r *Run) { r.runArgs = append(r.runArgs, args...) })
+}
+
+// WithDeadline replaces DefaultDeadline.
+func WithDeadline(d time.Duration) Option { return optionFunc(func(r *Run) { r.deadline = d }) }
+
+// WithGracePeriod replaces DefaultGracePeriod.
+func WithGracePeriod(d time.Duration) Option { return optionFunc(func(r *Run) { r.grace = d }) }
+
+// WithImagePullPolicy replaces IfNotPresent (an image loaded into kind's
+// nodes must not be pulled).
+func WithImagePullPolicy(p corev1.PullPolicy) Option {
+	return optionFunc(func(r *Run) { r.pull = p })
+}
+
+// WithEnv adds environment variables to the pod (NAME=value).
+func WithEnv(env ...corev1.EnvVar) Option {
+	return optionFunc(func(r *Run) { r.env = append(r.env, env...) })
+}
+
+// Run is one in-cluster run: its ID, image and the objects that make it.
+type Run struct {
+	ID, Image string
+	runArgs   []string
+	deadline  time.Duration
+	grace     time.Duration
+	pull      corev1.PullPolicy
+	env       []corev1.EnvVar
+}
+
+// New describes the run of ID from image. The ID is a label value that
+// also names objects (lower-case letters, digits and '-', at most 30).
+func New(id, image string, opts ...Option) (*Run, error) {
+	if err := CheckRunID(id); err != nil {
+		return nil, err
+	}
+	if image == "" {
+		return nil, fmt.Errorf("no image: give the harness image the cluster pulls (run-conformance image)")
+	}
+	r := &Run{ID: id, Image: image, deadline: DefaultDeadline, grace: DefaultGracePeriod, pull: corev1.PullIfNotPresent}
+	for _, o := range opts {
+		o.apply(r)
+	}
+	if r.deadline <= 0 || r.grace <= 0 {
+		return nil, fmt.Errorf("deadline and grace period must be positive")
+	}
+	return r, nil
+}
+
+// CheckRunID says whether id can be an in-cluster run's ID: it names the
+// run's namespace, so it is a DNS label short enough for the prefix.
+func CheckRunID(id string) error {
+	if id == "" || len(id) > 30 || len(validation.IsDNS1123Label(NamePrefix+id)) > 0 || len(validation.IsDNS1123Label(id)) > 0 {
+		return fmt.Errorf("run ID %q: use up to 30 lower-case letters, digits and '-' (e.g. 1a2b3c4d)", id)
+	}
+	return nil
+}
+
+// NamespaceName is where the run's pod, Service and results live.
+func (r *Run) NamespaceName() string { return NamePrefix + r.ID }
+
+// Labels are on every object of the run.
+func (r *Run) Labels() map[string]string { return map[string]string{RunLabel: r.ID} }
+
+// Selector selects the run's objects.
+func (r *Run) Selector() string { return RunLabel + "=" + r.ID }
+
+func (r *Run) meta(name string, namespaced bool) metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Name: name, Labels: r.Labels()}
+	if namespaced {
+		m.Namespace = r.NamespaceName()
+	}
+	return m
+}
+
+// Namespace enforces the restricted Pod Security level: the run's pod is
+// restricted-compatible, and nothing else runs there.
+func (r *Run) Namespace() *corev1.Namespace {
+	ns := &corev1.Namespace{ObjectMeta: r.meta(r.NamespaceName(), false)}
+	for _, mode := range []string{"enforce", "audit", "warn"} {
+		ns.Labels["pod-security.kubernetes.io/"+mode] = "restricted"
+		ns.Labels["pod-security.kubernetes.io/"+mode+"-version"] = "latest"
+	}
+	return ns
+}
+
+// ServiceAccount is the pod's identity.
+func (r *Run) ServiceAccount() *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{ObjectMeta: r.meta(ServiceAccountName, true)}
+}
+
+// ClusterRole holds PodAccess.
+func (r *Run) ClusterRole() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{ObjectMeta: r.meta(r.NamespaceName(), false), Rules: Rules(PodAccess())}
+}
+
+// ClusterRoleBinding grants the ClusterRole to the ServiceAccount.
+func (r *Run) ClusterRoleBinding() *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		ObjectMeta: r.meta(r.NamespaceName(), false),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: r.NamespaceName()},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ServiceAccountName, Namespace: r.NamespaceName()}},
+	}
+}
+
+// podLabels select the run's pod.
+func (r *Run) podLabels() map[string]string {
+	l := r.Labels()
+	l[appLabel] = appName
+	return l
+}
+
+// Service is how the apiservers reach the pod's fake webhooks.
+func (r *Run) Service() *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: r.meta(ServiceName, true),
+		Spec: corev1.ServiceSpec{
+			Selector: r.podLabels(),
+			Ports:    []corev1.ServicePort{{Name: "webhooks", Port: 443, TargetPort: intstr.FromInt32(WebhookPort)}},
+		},
+	}
+}
+
+// WebhookNames are the Service's DNS names, which the webhook
+// certificates carry.
+func (r *Run) WebhookNames() []string {
+	ns := r.NamespaceName()
+	return []string{ServiceName + "." + ns + ".svc", ServiceName + "." + ns + ".svc.cluster.local", ServiceName + "." + ns}
+}
+
+// PodArgs is the pod's command line: a kubeconfig-provider run with the
+// pod's in-cluster credentials, its webhooks served at the Service
+// (serviceIP, the Service's ClusterIP: apiservers resolve no cluster DNS
+// names, so webhook URLs carry the IP; the certificate carries both), the
+// client's run ID, and the report dir published to the run's namespace at
+// the end.
+func (r *Run) PodArgs(serviceIP string) []string {
+	args := []string{"run", "--provider", "kubeconfig", "--report-dir", ReportDir,
+		"--" + FlagRunID, r.ID,
+		"--" + FlagWebhookListen, ":" + strconv.Itoa(WebhookPort),
+		"--" + FlagWebhookAdvertise, net.JoinHostPort(serviceIP, "443"),
+	}
+	for _, n := range r.WebhookNames() {
+		args = append(args, "--"+FlagWebhookName, n)
+	}
+	args = append(args, "--"+FlagPublishResults, r.NamespaceName())
+	return append(args, r.runArgs...)
+}
+
+// Job runs the harness once (no retries), as the ServiceAccount, in a pod
+// the restricted Pod Security level admits: non-root, no privilege
+// escalation, every capability dropped, the runtime's default seccomp
+// profile, a read-only root filesystem with emptyDirs for the reports and
+// TMPDIR. The finished Job and its pod stay until the client (or
+// `results`, or `cleanup`) deletes the run.
+func (r *Run) Job(serviceIP string) *batchv1.Job {
+	empty := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+	env := append([]corev1.EnvVar{{Name: "TMPDIR", Value: TmpDir}, {Name: "HOME", Value: TmpDir}}, r.env...)
+	return &batchv1.Job{
+		ObjectMeta: r.meta(JobName, true),
+		Spec: batchv1.JobSpec{
+			BackoffLimit:          ptr.To[int32](0),
+			ActiveDeadlineSeconds: ptr.To(int64(r.deadline.Seconds())),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: r.podLabels()},
+				Spec: corev1.PodSpec{
+					ServiceAccountName:            ServiceAccountName,
+					AutomountServiceAccountToken:  ptr.To(true), // the run's credentials
+					EnableServiceLinks:            ptr.To(false),
+					RestartPolicy:                 corev1.RestartPolicyNever,
+					TerminationGracePeriodSeconds: ptr.To(int64(r.grace.Seconds())),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To[int64](UID),
+						RunAsGroup:     ptr.To[int64](UID),
+						FSGroup:        ptr.To[int64](UID),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:            ContainerName,
+						Image:           r.Image,
+						ImagePullPolicy: r.pull,
+						Args:            r.PodArgs(serviceIP),
+						Env:             env,
+						Ports:           []corev1.ContainerPort{{Name: "webhooks", ContainerPort: WebhookPort}},
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "reports", MountPath: ReportDir},
+							{Name: "tmp", MountPath: TmpDir},
+						},
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("250m"),
+							corev1.ResourceMemory: resource.MustParse("256Mi"),
+						}},
+						SecurityContext: &corev1.SecurityContext{
+							RunAsNonRoot:             ptr.To(true),
+							AllowPrivilegeEscalation: ptr.To(false),
+							ReadOnlyRootFilesystem:   ptr.To(true),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+						},
+					}},
+					Volumes: []corev1.Volume{{Name: "reports", VolumeSource: empty}, {Name: "tmp", VolumeSource: empty}},
+				},
+			},
+		},
+	}
+}

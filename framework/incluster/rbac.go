@@ -1,0 +1,78 @@
+package incluster
+
+import (
+	"sort"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+)
+
+// PodAccess is what the run's pod may do: exactly what the kubeconfig
+// provider's preflight checks (kubeconfig.NeededAccess, without the relay's
+// port-forward). Namespaced permissions are granted in every namespace, as
+// the spec namespaces get generated names.
+func PodAccess() []kubeconfig.Access { return kubeconfig.NeededAccess(false) }
+
+// ClientAccess is what the user who starts an in-cluster run needs besides
+// PodAccess (which they must hold to grant it): create and remove the run's
+// objects, follow its pod and read its results. Namespaced ones are needed
+// in the run's own namespace only.
+func ClientAccess() []kubeconfig.Access {
+	var out []kubeconfig.Access
+	add := func(group, resource, sub string, namespaced bool, verbs ...string) {
+		for _, v := range verbs {
+			out = append(out, kubeconfig.Access{Verb: v, Group: group, Resource: resource, Subresource: sub, Namespaced: namespaced})
+		}
+	}
+	add("", "namespaces", "", false, "create", "delete", "get", "list")
+	add("rbac.authorization.k8s.io", "clusterroles", "", false, "create", "delete", "get", "list")
+	add("rbac.authorization.k8s.io", "clusterrolebindings", "", false, "create", "delete", "get", "list")
+	add("", "serviceaccounts", "", true, "create")
+	add("", "services", "", true, "create")
+	add("batch", "jobs", "", true, "create", "get", "list", "patch", "delete")
+	add("", "pods", "", true, "get", "list", "delete")
+	add("", "pods", "log", true, "get")
+	add("", "configmaps", "", true, "get", "list")
+	add("", "events", "", true, "list")
+	return out
+}
+
+// Rules turns permissions into RBAC rules: one rule per API group and
+// resource (with subresource), verbs sorted, rules sorted by group then
+// resource, so the same list always gives the same ClusterRole.
+func Rules(access []kubeconfig.Access) []rbacv1.PolicyRule {
+	type key struct{ group, resource string }
+	verbs := map[key]map[string]bool{}
+	for _, a := range access {
+		r := a.Resource
+		if a.Subresource != "" {
+			r += "/" + a.Subresource
+		}
+		k := key{a.Group, r}
+		if verbs[k] == nil {
+			verbs[k] = map[string]bool{}
+		}
+		verbs[k][a.Verb] = true
+	}
+	keys := make([]key, 0, len(verbs))
+	for k := range verbs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].group != keys[j].group {
+			return keys[i].group < keys[j].group
+		}
+		return keys[i].resource < keys[j].resource
+	})
+	rules := make([]rbacv1.PolicyRule, 0, len(keys))
+	for _, k := range keys {
+		var vs []string
+		for v := range verbs[k] {
+			vs = append(vs, v)
+		}
+		sort.Strings(vs)
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: []string{k.resource}, Verbs: vs})
+	}
+	return rules
+}

@@ -1,0 +1,99 @@
+package matrix
+
+import (
+	"bytes"
+	_ "embed"
+	"html/template"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed matrix.html.tmpl
+var pageTemplate string
+
+//go:embed style.css
+var style string
+
+var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
+	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"seconds": func(f float64) string {
+		return time.Duration(f * float64(time.Second)).Round(time.Second).String()
+	},
+	"value": formatValue,
+	"bound": func(v *Value) string {
+		var parts []string
+		if v.Lower != nil {
+			parts = append(parts, "≥ "+formatValue(*v.Lower))
+		}
+		if v.Bound != nil {
+			parts = append(parts, "≤ "+formatValue(*v.Bound))
+		}
+		return strings.Join(parts, ", ")
+	},
+	"cell": func(c Case, target string) *Cell {
+		if cell, ok := c.Cells[target]; ok {
+			return &cell
+		}
+		return nil
+	},
+	"val": func(r MeasurementRow, target string) *Value {
+		if v, ok := r.Values[target]; ok {
+			return &v
+		}
+		return nil
+	},
+	"report": func(dir string) string { return path.Join(dir, "report.html") },
+	"short": func(s string) string {
+		if r := []rune(s); len(r) > 160 {
+			return string(r[:157]) + "..."
+		}
+		return s
+	},
+}).Parse(pageTemplate))
+
+// view is the page's data.
+type view struct {
+	Style    template.CSS
+	M        Matrix
+	Duration string
+	// Failures are the failed cells, for the table under the grid.
+	Failures []failedCell
+	// Regressed counts regressed cells over all targets.
+	Regressed int
+}
+
+type failedCell struct {
+	Target, Case, Message string
+}
+
+// Render writes matrix.html: inline CSS, no script, nothing fetched; every
+// text from results is escaped by html/template.
+func Render(w io.Writer, m Matrix) error {
+	v := view{Style: template.CSS(style), M: m}
+	if !m.FinishedAt.IsZero() {
+		v.Duration = m.FinishedAt.Sub(m.StartedAt).Round(time.Second).String()
+	}
+	for _, t := range m.Targets {
+		v.Regressed += t.Regressions
+	}
+	for _, c := range m.Cases {
+		for _, t := range m.Targets {
+			if cell, ok := c.Cells[t.Name]; ok && cell.State == "failed" {
+				v.Failures = append(v.Failures, failedCell{Target: t.Name, Case: c.Suite + "/" + c.ShortName, Message: cell.Message})
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func formatValue(f float64) string {
+	return strconv.FormatFloat(f, 'g', 4, 64)
+}
