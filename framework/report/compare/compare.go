@@ -127,7 +127,7 @@ func (d *Diff) compareMeasurements(caseKey string, old, cur []results.Measuremen
 			continue
 		}
 		d.Compared++
-		change := MeasurementChange{Case: caseKey, Name: c.Name, Labels: labelString(c.Labels), Occurrence: c.occurrence, Unit: c.Unit, Old: o.Value, New: c.Value}
+		change := MeasurementChange{Case: caseKey, Name: c.Name, Labels: LabelString(c.Labels), Occurrence: c.occurrence, Unit: c.Unit, Old: o.Value, New: c.Value}
 		if o.Unit != c.Unit {
 			change.Reason = fmt.Sprintf("unit changed from %s to %s: not comparable", o.Unit, c.Unit)
 			d.Measurements = append(d.Measurements, change)
@@ -203,14 +203,16 @@ func byMeasurement(ms []results.Measurement) map[string]numbered {
 	out := map[string]numbered{}
 	seen := map[string]int{}
 	for _, m := range ms {
-		base := m.Name + labelString(m.Labels)
+		base := m.Name + LabelString(m.Labels)
 		seen[base]++
 		out[fmt.Sprintf("%s#%04d", base, seen[base])] = numbered{m, seen[base]}
 	}
 	return out
 }
 
-func labelString(labels map[string]string) string {
+// LabelString writes a measurement's labels the way comparisons key them:
+// {a=1,b=2}, sorted by name; empty for none.
+func LabelString(labels map[string]string) string {
 	if len(labels) == 0 {
 		return ""
 	}

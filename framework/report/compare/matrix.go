@@ -173,7 +173,7 @@ func (m *Matrix) addMeasurements(caseKey string, perRun [][]results.Measurement)
 				continue
 			}
 			if len(present) == 0 {
-				row.Name, row.Labels, row.Occurrence = n.Name, labelString(n.Labels), n.occurrence
+				row.Name, row.Labels, row.Occurrence = n.Name, LabelString(n.Labels), n.occurrence
 				row.Unit, row.Bound, row.Lower = n.Unit, n.Bound, n.Lower
 			}
 			present = append(present, n.Measurement)

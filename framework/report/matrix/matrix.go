@@ -230,7 +230,7 @@ func Build(inputs []Input, started, finished time.Time, harnessVersion string) M
 			c.Cells[in.Name] = cell
 			seen := map[string]int{}
 			for _, ms := range s.Measurements {
-				labels := labelString(ms.Labels)
+				labels := compare.LabelString(ms.Labels)
 				seen[ms.Name+labels]++
 				n := seen[ms.Name+labels]
 				mk := measurementKey(key, ms.Name, labels, n)
@@ -288,23 +288,6 @@ func caseKey(s results.Spec) string { return s.Suite + "/" + s.Name }
 
 func measurementKey(caseKey, name, labels string, occurrence int) string {
 	return fmt.Sprintf("%s|%s%s#%04d", caseKey, name, labels, occurrence)
-}
-
-// labelString writes labels as framework/report/compare does: {a=1,b=2}.
-func labelString(labels map[string]string) string {
-	if len(labels) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + labels[k]
-	}
-	return "{" + strings.Join(parts, ",") + "}"
 }
 
 func suiteRank(s string) int {
