@@ -56,15 +56,20 @@ func NeededAccess(relay bool) []Access {
 			out = append(out, Access{Verb: v, Group: group, Resource: resource, Namespaced: namespaced})
 		}
 	}
-	add("", "namespaces", false, "create", "delete", "list", "get")
+	// update and patch: specs label their own namespaces (Pod Security).
+	add("", "namespaces", false, "create", "delete", "list", "get", "update", "patch")
 	for _, r := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations",
 		"validatingadmissionpolicies", "validatingadmissionpolicybindings",
 		"mutatingadmissionpolicies", "mutatingadmissionpolicybindings"} {
 		add("admissionregistration.k8s.io", r, false, "create", "update", "patch", "delete", "deletecollection", "list", "get")
 	}
-	for _, r := range []string{"configmaps", "pods", "services", "serviceaccounts", "limitranges", "resourcequotas", "persistentvolumeclaims"} {
+	for _, r := range []string{"configmaps", "pods", "services", "serviceaccounts", "limitranges", "resourcequotas", "persistentvolumeclaims", "secrets"} {
 		add("", r, true, "create", "update", "patch", "delete", "get", "list")
 	}
+	add("", "configmaps", true, "deletecollection")
+	// The removed v1alpha1 initializers API is probed for its 404, which
+	// RBAC would otherwise answer with a 403 first.
+	add("admissionregistration.k8s.io", "initializerconfigurations", false, "list")
 	add("apps", "deployments", true, "create", "update", "delete", "get")
 	// Subresources the specs write: a status update (services, pods), a
 	// binding (a gated pod bound by hand).
