@@ -17,8 +17,13 @@ const (
 	nodeAuditPolicy = "/etc/kubernetes/audit-policy.yaml"
 )
 
-// auditPatch turns the audit log on in every apiserver kubeadm starts.
-const auditPatch = `kind: ClusterConfiguration
+// auditPatches turn the audit log on in every apiserver kubeadm starts,
+// one per kubeadm config API kind writes: v1beta4 (Kubernetes 1.36 on),
+// whose extraArgs are a list, and v1beta3 (before 1.36), where they are a
+// map. kind applies a patch naming an apiVersion only to that version, so
+// the node image's Kubernetes picks its own.
+var auditPatches = []string{`apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
 apiServer:
   extraArgs:
   - name: audit-policy-file
@@ -27,7 +32,18 @@ apiServer:
     value: ` + nodeAuditDir + `/audit.log
   - name: audit-log-format
     value: json
-  extraVolumes:
+` + auditVolumes, `apiVersion: kubeadm.k8s.io/v1beta3
+kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+    audit-policy-file: ` + nodeAuditPolicy + `
+    audit-log-path: ` + nodeAuditDir + `/audit.log
+    audit-log-format: json
+` + auditVolumes}
+
+// auditVolumes mount the log dir and the policy into the apiserver's pod
+// (the same in both kubeadm config versions).
+const auditVolumes = `  extraVolumes:
   - name: audit-log
     hostPath: ` + nodeAuditDir + `
     mountPath: ` + nodeAuditDir + `
@@ -62,6 +78,6 @@ func withAudit(cfg *v1alpha4.Cluster, dir string) ([]string, error) {
 			v1alpha4.Mount{HostPath: policy, ContainerPath: nodeAuditPolicy, Readonly: true})
 		logs = append(logs, filepath.Join(host, "audit.log"))
 	}
-	cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches, auditPatch)
+	cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches, auditPatches...)
 	return logs, nil
 }

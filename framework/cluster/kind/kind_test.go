@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -79,7 +80,13 @@ func TestAuditMountsEveryControlPlane(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "audit-policy.yaml")); err != nil {
 		t.Error(err)
 	}
-	if len(cfg.KubeadmConfigPatches) != 2 {
+	// The kubelet's patch and one audit patch per kubeadm config version.
+	if len(cfg.KubeadmConfigPatches) != 3 {
 		t.Errorf("patches: %q", cfg.KubeadmConfigPatches)
+	}
+	for _, version := range []string{"kubeadm.k8s.io/v1beta3", "kubeadm.k8s.io/v1beta4"} {
+		if !slices.ContainsFunc(cfg.KubeadmConfigPatches, func(p string) bool { return strings.HasPrefix(p, "apiVersion: "+version+"\n") }) {
+			t.Errorf("no audit patch for %s: %q", version, cfg.KubeadmConfigPatches)
+		}
 	}
 }
