@@ -1,7 +1,8 @@
 package htmlreport_test
 
 import (
-	"bytes"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -31,38 +32,11 @@ func synthetic() htmlreport.Input {
 
 func render(t *testing.T, in htmlreport.Input) (string, *html.Node) {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := htmlreport.Render(&buf, in); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := html.Parse(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.String(), doc
-}
-
-// walk calls visit for every element.
-func walk(n *html.Node, visit func(*html.Node)) {
-	if n.Type == html.ElementNode {
-		visit(n)
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		walk(c, visit)
-	}
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
+	return htmltest.Render(t, func(w io.Writer) error { return htmlreport.Render(w, in) })
 }
 
 func hasClass(n *html.Node, class string) bool {
-	for _, c := range strings.Fields(attr(n, "class")) {
+	for _, c := range strings.Fields(htmltest.Attr(n, "class")) {
 		if c == class {
 			return true
 		}
@@ -87,7 +61,7 @@ func text(n *html.Node) string {
 
 func TestReportIsSelfContained(t *testing.T) {
 	_, doc := render(t, synthetic())
-	walk(doc, func(n *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
 		switch n.Data {
 		case "script", "link", "iframe", "img", "object", "embed":
 			t.Errorf("<%s> in a page that must need nothing else", n.Data)
@@ -108,9 +82,9 @@ func TestReportShowsProfilesFailuresFirstPlotsAndTrends(t *testing.T) {
 	profiles := map[string]string{}
 	var failureCards, plots, trends, outsideDots, dots, journalRows, calls int
 	var failureText string
-	walk(doc, func(n *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
 		if n.Data == "h2" {
-			order = append(order, attr(n, "id"))
+			order = append(order, htmltest.Attr(n, "id"))
 		}
 		if n.Data == "tr" && hasClass(n, "profile") {
 			var cells []string
@@ -124,7 +98,7 @@ func TestReportShowsProfilesFailuresFirstPlotsAndTrends(t *testing.T) {
 		if hasClass(n, "failure-card") {
 			failureCards++
 			failureText = text(n)
-			walk(n, func(c *html.Node) {
+			htmltest.Walk(n, func(c *html.Node) {
 				if c.Data == "tr" && c.Parent.Data == "tbody" {
 					journalRows++
 				}
@@ -135,7 +109,7 @@ func TestReportShowsProfilesFailuresFirstPlotsAndTrends(t *testing.T) {
 		}
 		if hasClass(n, "plot") {
 			plots++
-			walk(n, func(c *html.Node) {
+			htmltest.Walk(n, func(c *html.Node) {
 				if c.Data == "circle" && hasClass(c, "dot") {
 					dots++
 					if hasClass(c, "outside") {
@@ -192,7 +166,7 @@ func TestReportEscapesWhatSpecsReport(t *testing.T) {
 	in.Results.Specs[1].Measurements[0].Labels = map[string]string{"replica": `"><script>x</script>`}
 	in.Results.Specs[1].Journal.Calls[0].Webhook = `<img src=x>`
 	page, doc := render(t, in)
-	walk(doc, func(n *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
 		if n.Data == "script" || n.Data == "img" {
 			t.Errorf("spec text became a <%s> element", n.Data)
 		}
@@ -230,7 +204,7 @@ func TestTrendHasOnePointPerRun(t *testing.T) {
 	history := []results.Results{run(t0, 0.1, 0.9, 0.2), run(t0.Add(time.Hour), 0.3, 0.4, 0.5)}
 	_, doc := render(t, htmlreport.Input{Results: history[1], Report: report.Build(history[1], nil), History: history})
 	var points []string
-	walk(doc, func(n *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
 		if n.Data == "circle" && hasClass(n, "trend-dot") {
 			points = append(points, text(n))
 		}

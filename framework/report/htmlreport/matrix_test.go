@@ -2,6 +2,7 @@ package htmlreport_test
 
 import (
 	"bytes"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,9 +64,9 @@ func cells(tr *html.Node) []string {
 // rows returns the rows of the table with id, header first.
 func rows(doc *html.Node, id string) [][]string {
 	var out [][]string
-	walk(doc, func(n *html.Node) {
-		if n.Data == "table" && attr(n, "id") == id {
-			walk(n, func(tr *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
+		if n.Data == "table" && htmltest.Attr(n, "id") == id {
+			htmltest.Walk(n, func(tr *html.Node) {
 				if tr.Data == "tr" {
 					out = append(out, cells(tr))
 				}
@@ -98,7 +99,7 @@ func TestMatrixPageShowsEveryCaseAndMeasurementPerVersion(t *testing.T) {
 		t.Errorf("first measurement row %q", measurements[1])
 	}
 	var differs, outside, unavailable int
-	walk(doc, func(n *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
 		if n.Data == "tr" && hasClass(n, "differs") {
 			differs++
 		}
@@ -129,7 +130,7 @@ func TestMatrixPageIsSelfContainedAndEscapes(t *testing.T) {
 	in.Matrix.Measurements[0].Labels = `{replica="><script>x</script>}`
 	in.Unavailable[0].Reason = "<iframe>"
 	page, doc := renderMatrix(t, in)
-	walk(doc, func(n *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
 		switch n.Data {
 		case "script", "link", "iframe", "img", "object", "embed":
 			t.Errorf("<%s> in a page that must need nothing else", n.Data)

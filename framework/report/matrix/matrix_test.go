@@ -1,7 +1,8 @@
 package matrix
 
 import (
-	"bytes"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,33 +159,7 @@ func TestRegressedCellsAgainstThePreviousRun(t *testing.T) {
 
 func parse(t *testing.T, m Matrix) (string, *html.Node) {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := Render(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := html.Parse(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.String(), doc
-}
-
-func walk(n *html.Node, visit func(*html.Node)) {
-	if n.Type == html.ElementNode {
-		visit(n)
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		walk(c, visit)
-	}
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
+	return htmltest.Render(t, func(w io.Writer) error { return Render(w, m) })
 }
 
 func TestPageIsSelfContainedEscapedAndMarksRegressions(t *testing.T) {
@@ -200,20 +175,20 @@ func TestPageIsSelfContainedEscapedAndMarksRegressions(t *testing.T) {
 		t.Error("text from results reached the page unescaped")
 	}
 	var regressed, failedTitles, headers int
-	walk(doc, func(n *html.Node) {
+	htmltest.Walk(doc, func(n *html.Node) {
 		switch n.Data {
 		case "script", "iframe", "object", "embed", "link", "img":
 			t.Errorf("<%s> in a page that must fetch and run nothing", n.Data)
 		case "a":
-			if h := attr(n, "href"); strings.Contains(h, "://") || strings.HasPrefix(h, "//") {
+			if h := htmltest.Attr(n, "href"); strings.Contains(h, "://") || strings.HasPrefix(h, "//") {
 				t.Errorf("link out of the matrix dir: %s", h)
 			}
 		case "td":
-			cls := attr(n, "class")
+			cls := htmltest.Attr(n, "class")
 			if strings.Contains(cls, "regressed") {
 				regressed++
 			}
-			if strings.HasPrefix(cls, "failed") && strings.Contains(attr(n, "title"), "expected <script>alert(1)</script> to be admitted") {
+			if strings.HasPrefix(cls, "failed") && strings.Contains(htmltest.Attr(n, "title"), "expected <script>alert(1)</script> to be admitted") {
 				failedTitles++
 			}
 		case "th":
