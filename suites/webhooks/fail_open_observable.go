@@ -40,7 +40,7 @@ const failOpenMetric = "apiserver_admission_webhook_fail_open_count"
 var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 	cases := []struct {
 		phase      fakewebhook.Phase
-		annotation string // round 0; the index is the hook's (mutatingIndex for mutating ones)
+		annotation string // round 0; mutating: the hook's index among all (mutatingIndex), validating: among those that match
 		metricType string
 	}{
 		{fakewebhook.Mutating, "failed-open.mutation.webhook.admission.k8s.io/round_0_index_%d", "admit"},
@@ -48,11 +48,23 @@ var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 	}
 	for _, tc := range cases {
 		ginkgo.It(fmt.Sprintf("%s: audit annotation and metric", tc.phase), func(ctx ginkgo.SpecContext) {
-			reg, err := register(ctx, f, tc.phase, harness.Hook{
+			// A hook that matches nothing comes first: the mutating
+			// index counts it, the validating one does not, so a
+			// dispatcher numbering hooks the other way is caught.
+			hooks := []harness.Hook{{
+				Name:           "skipped",
+				Behaviour:      fakewebhook.Behaviour{Action: fakewebhook.Allow},
+				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"admission-conformance.io/never": "set"}},
+			}, {
 				Name:          "broken",
 				Behaviour:     fakewebhook.Behaviour{Action: fakewebhook.InternalError},
 				FailurePolicy: admissionregistrationv1.Ignore,
-			})
+			}}
+			register := f.RegisterValidating
+			if tc.phase == fakewebhook.Mutating {
+				register = f.RegisterMutating
+			}
+			reg, err := register(ctx, string(tc.phase)+"-broken", hooks...)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			webhook := reg.Hooks["broken"].FullName
 			annotation := tc.annotation
