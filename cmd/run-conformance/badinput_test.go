@@ -232,6 +232,8 @@ current-context: x
 		{"unknown context", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--context", "nope"}, `"nope"`},
 		{"webhook host not an IP", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-host", "nope"}, `"nope"`},
 		{"plugin image with embedded", []string{"run", "--plugin-image", "example.test/h:v1"}, "--plugin-image"},
+		{"node admission nodes with embedded", []string{"run", "--node-admission-nodes", "node-0"}, "--node-admission-nodes goes with --provider kubeconfig"},
+		{"node admission node not a name", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--node-admission-nodes", "Node_0"}, `--node-admission-nodes "Node_0" is not a node name`},
 		{"plugin image not a reference", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "Bad Ref!"}, `--plugin-image "Bad Ref!"`},
 		{"plugin image with a bad digest", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "x@sha256:zz"}, `--plugin-image "x@sha256:zz"`},
 		{"plugin image and webhook host", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--plugin-image", "x:1", "--webhook-host", "10.0.0.1"}, "give one"},

@@ -195,6 +195,9 @@ func (o *runOptions) podRunArgs(claims []string) []string {
 	for _, s := range o.Skip {
 		a = append(a, "--skip", s)
 	}
+	if len(o.NodeAdmissionNodes) > 0 {
+		a = append(a, "--node-admission-nodes", strings.Join(o.NodeAdmissionNodes, ","))
+	}
 	a = append(a, boundArgs(o.Bounds)...)
 	if o.Parallel != 0 {
 		a = append(a, "--parallel", strconv.Itoa(o.Parallel))
@@ -232,10 +235,23 @@ func boundArgs(b bounds.Bounds) []string {
 }
 
 // forwardedFeatures are the features a cluster provider declares that a
-// run in the cluster may claim: behaviours of the apiservers, which need no
-// more than the preflight's permissions (not the nodes, the metrics or the
-// audit logs, which the pod cannot reach as the provider does).
-var forwardedFeatures = []features.Name{features.MutatingAdmissionPolicy, features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks}
+// run in the cluster may claim: behaviours of the apiservers and the
+// scheduler, which need no more than the preflight's permissions (not the
+// metrics or the audit logs, which the pod cannot reach as the provider
+// does). The nodes' kubelets (NodeAdmission) go as --node-admission-nodes.
+var forwardedFeatures = []features.Name{features.MutatingAdmissionPolicy, features.WebhookConfigurationOrder,
+	features.ParallelValidatingWebhooks, features.Scheduler}
+
+// admissionNodes are the nodes of c that run real kubelet admission code.
+func admissionNodes(c cluster.Cluster) []string {
+	var out []string
+	for _, n := range c.Nodes() {
+		if n.Capabilities.Has(features.NodeAdmission) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
 
 func forwardable(c cluster.Cluster) []string {
 	var out []string
@@ -327,6 +343,8 @@ func runInCluster(out io.Writer, o runOptions) error {
 			return err
 		}
 		c.cfg, pull, claims = kc.RESTConfig(), corev1.PullNever, forwardable(kc)
+		o.NodeAdmissionNodes = admissionNodes(kc)
+		c.o.NodeAdmissionNodes = o.NodeAdmissionNodes
 		c.where = "--kubeconfig <the kind cluster's>"
 	default:
 		cfg, err := kubeconfig.New(kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context)).LoadConfig()

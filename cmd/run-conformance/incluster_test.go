@@ -26,6 +26,7 @@ func TestPodRunArgsCarryTheClientsChoices(t *testing.T) {
 	o.Focus = []string{"Mutating", "a b"}
 	o.Skip = []string{"Slow"}
 	o.Parallel = 3
+	o.NodeAdmissionNodes = []string{"node-a", "node-b"}
 	o.ReferenceInitializers = false
 	o.Implementation.Project, o.Implementation.Contact = "p", []string{"a@example.test", "@b"}
 	if err := o.Bounds.Set("webhookReady=45s"); err != nil {
@@ -55,6 +56,9 @@ func TestPodRunArgsCarryTheClientsChoices(t *testing.T) {
 	}
 	if pod.Parallel != 3 || pod.ReferenceInitializers || pod.Implementation.Project != "p" || !slices.Equal(pod.Implementation.Contact, o.Implementation.Contact) {
 		t.Errorf("parallel %d, initializers %v, implementation %+v", pod.Parallel, pod.ReferenceInitializers, pod.Implementation)
+	}
+	if !slices.Equal(pod.NodeAdmissionNodes, o.NodeAdmissionNodes) {
+		t.Errorf("node admission nodes %v", pod.NodeAdmissionNodes)
 	}
 	if pod.Bounds != o.Bounds {
 		t.Errorf("bounds differ: %+v", pod.Bounds)

@@ -110,16 +110,16 @@ func tail(s string, n int) string {
 
 // kindCluster starts a kind cluster for the kubeconfig-provider tests and
 // writes its kubeconfig; it is deleted when the test ends.
-func kindCluster(t *testing.T, image string) (kubeconfigPath, gateway string, c cluster.Cluster) {
+func kindCluster(t *testing.T, image string, topology kind.Topology) (kubeconfigPath, gateway string, c cluster.Cluster) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	started := time.Now()
-	c, err := kind.New(kind.WithNodeImage(image)).Start(ctx)
+	c, err := kind.New(kind.WithNodeImage(image), kind.WithTopology(topology)).Start(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kind single cluster up in %.1fs", time.Since(started).Seconds())
+	t.Logf("kind %s cluster up in %.1fs", topology, time.Since(started).Seconds())
 	t.Cleanup(func() { _ = c.Stop(context.Background()) })
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(path, c.(interface{ Kubeconfig() []byte }).Kubeconfig(), 0o600); err != nil {
@@ -156,7 +156,7 @@ func waitUnchanged(t *testing.T, c cluster.Cluster, before kubeconfig.Inventory)
 // get in the way of other workloads, and `cleanup` removes them all.
 func TestKubeconfigProviderOnKind(t *testing.T) {
 	image := kindImage(t)
-	path, gateway, c := kindCluster(t, image)
+	path, gateway, c := kindCluster(t, image, kind.Single)
 	ctx := context.Background()
 	settle(t, c)
 	before, err := kubeconfig.TakeInventory(ctx, c.RESTConfig())
@@ -431,33 +431,52 @@ func checkInClusterReports(t *testing.T, r cliResult, reports string) {
 	}
 }
 
-// TestInClusterOnKind runs the harness in the cluster (run --in-cluster):
-// on kind clusters the run creates (the image loaded into their nodes), and
-// through the kubeconfig provider, where the cluster must be left as it was
-// found, and where a run whose client was killed goes on and is fetched
-// with `results`.
+// TestInClusterOnKind runs the harness in the cluster (run --in-cluster).
+// On a kind cluster of each topology, the in-cluster run gives every case
+// the state a local run of the same selection on the same cluster gave it
+// (but for the specs of features an in-cluster run does not have), and
+// leaves the cluster as it found it. Through the kubeconfig provider, the
+// cluster is left as it was found, and a run whose client was killed goes
+// on, is fetched with `results` and removed by `cleanup`.
 func TestInClusterOnKind(t *testing.T) {
 	image := kindImage(t)
 	ref := "admission-conformance/run-conformance:kind-test"
 	archive := harnessArchive(t, ref)
 	for _, topology := range kindTopologies() {
-		t.Run("kind "+topology, func(t *testing.T) {
-			reports := t.TempDir()
+		t.Run("kind "+topology+": the local run's case states, nothing left", func(t *testing.T) {
+			_, _, c := kindCluster(t, image, kind.Topology(topology))
+			name := c.(interface{ Name() string }).Name()
+			local := t.TempDir()
 			started := time.Now()
-			r := runCLI(t, "run", "--provider", "kind", "--kind-topology", topology, "--kind-image", image, "--bound", "clusterStart=10m",
-				"--in-cluster", "--image", ref, "--image-archive", archive, "--report-dir", reports)
-			t.Logf("in-cluster on kind %s: %.0fs, exit %d\n%s", topology, time.Since(started).Seconds(), r.code, tail(r.stdout, 30))
+			r := runCLI(t, "run", "--provider", "kind", "--kind-cluster", name, "--report-dir", local)
+			t.Logf("local run on kind %s: %.0fs, exit %d\n%s", topology, time.Since(started).Seconds(), r.code, tail(r.stdout, 3))
+			if r.code != 0 {
+				t.Fatalf("the local run failed: exit %d\n%s%s", r.code, tail(r.stdout, 40), r.stderr)
+			}
+			settle(t, c)
+			before, err := kubeconfig.TakeInventory(context.Background(), c.RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			reports := t.TempDir()
+			started = time.Now()
+			r = runCLI(t, "run", "--provider", "kind", "--kind-cluster", name, "--in-cluster", "--image", ref, "--image-archive", archive,
+				"--report-dir", reports)
+			t.Logf("in-cluster run on kind %s: %.0fs, exit %d\n%s", topology, time.Since(started).Seconds(), r.code, tail(r.stdout, 8))
 			checkInClusterReports(t, r, reports)
 			if !strings.Contains(r.stdout, "removed the in-cluster run") {
 				t.Errorf("the run was not removed:\n%s", tail(r.stdout, 20))
 			}
-			if left, _ := kind.Leftovers(kind.DefaultLedgerDir()); len(left) > 0 {
-				t.Errorf("kind clusters left behind: %v", left)
+			waitUnchanged(t, c, before)
+			same, differences := compareInClusterWithLocal(readResults(t, local), readResults(t, reports))
+			for _, d := range differences {
+				t.Error(d)
 			}
+			t.Logf("%d cases in the same state as the local run", same)
 		})
 	}
 
-	path, _, c := kindCluster(t, image)
+	path, _, c := kindCluster(t, image, kind.Single)
 	loadImage(t, c.(interface{ Name() string }).Name(), archive)
 	settle(t, c)
 	before, err := kubeconfig.TakeInventory(context.Background(), c.RESTConfig())
@@ -474,7 +493,7 @@ func TestInClusterOnKind(t *testing.T) {
 			t.Errorf("the preflight did not print the RBAC it grants:\n%s", tail(r.stdout, 200))
 		}
 	})
-	t.Run("client killed, run fetched with results", func(t *testing.T) {
+	t.Run("client killed, run fetched with results, then cleanup", func(t *testing.T) {
 		exe, _ := os.Executable()
 		var out syncBuffer
 		cmd := exec.Command(exe, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--in-cluster", "--image", ref,
@@ -505,8 +524,18 @@ func TestInClusterOnKind(t *testing.T) {
 			t.Fatalf("results lists no run %s: exit %d\n%s%s", id, list.code, list.stdout, list.stderr)
 		}
 		reports := t.TempDir()
-		r := runCLI(t, "results", "--kubeconfig", path, "--run", id, "--report-dir", reports)
+		r := runCLI(t, "results", "--kubeconfig", path, "--run", id, "--report-dir", reports, "--keep")
 		checkInClusterReports(t, r, reports)
+		// --keep left the ended run in the cluster: cleanup finds it.
+		if after, err := kubeconfig.TakeInventory(context.Background(), c.RESTConfig()); err != nil {
+			t.Fatal(err)
+		} else if added, _ := before.Diff(after); len(added) == 0 {
+			t.Fatalf("results --keep left nothing of run %s in the cluster", id)
+		}
+		clean := runCLI(t, "cleanup", "--kubeconfig", path)
+		if clean.code != 0 || !strings.Contains(clean.stdout+clean.stderr, id) {
+			t.Errorf("cleanup did not name run %s: exit %d\n%s%s", id, clean.code, clean.stdout, clean.stderr)
+		}
 		waitUnchanged(t, c, before)
 	})
 }

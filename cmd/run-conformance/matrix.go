@@ -57,11 +57,14 @@ type matrixTarget struct {
 	} `json:"kind,omitempty"`
 	// SupportedFeatures are claimed for this target on top of run's.
 	SupportedFeatures []string `json:"supportedFeatures,omitempty"`
+	// NodeAdmissionNodes are an existing cluster's nodes with real
+	// kubelets (run's --node-admission-nodes); a kind target knows its own.
+	NodeAdmissionNodes []string `json:"nodeAdmissionNodes,omitempty"`
 }
 
 // matrixOwned are the run options each target sets itself.
 var matrixOwned = []string{"provider", "kubeconfig", "context", "reportDir", "inCluster", "image", "imageArchive", "kind",
-	"webhookHost", "pluginImage", "history", "apiservers", "apiserverArgs", "etcdDelays", "nodes"}
+	"webhookHost", "pluginImage", "history", "apiservers", "apiserverArgs", "etcdDelays", "nodes", "nodeAdmissionNodes"}
 
 const defaultMatrixDir = "_matrix"
 
@@ -268,6 +271,7 @@ func planTarget(t matrixTarget, base runOptions, image, reportDir string) (plann
 		return p, usageError("target %s: give kubeconfig or kind, not both", t.Name)
 	case t.Kubeconfig != "":
 		o.Provider, o.Kubeconfig, o.Context, o.Image = kubeconfig.Name, t.Kubeconfig, t.Context, image
+		o.NodeAdmissionNodes = slicesClone(t.NodeAdmissionNodes)
 		if t.Image != "" {
 			o.Image = t.Image
 		}
@@ -276,8 +280,8 @@ func planTarget(t matrixTarget, base runOptions, image, reportDir string) (plann
 			p.description += " (context " + t.Context + ")"
 		}
 	case t.Kind != nil:
-		if t.Context != "" {
-			return p, usageError("target %s: context goes with kubeconfig", t.Name)
+		if t.Context != "" || len(t.NodeAdmissionNodes) > 0 {
+			return p, usageError("target %s: context and nodeAdmissionNodes go with kubeconfig", t.Name)
 		}
 		o.Provider, o.Image, o.ImageArchive = kind.Name, t.Image, t.Kind.ImageArchive
 		o.Kind = kindOptions{Topology: t.Kind.Topology, Image: t.Kind.NodeImage, Cluster: t.Kind.Cluster}

@@ -21,23 +21,26 @@ import (
 // runOptions is everything `run` takes. An options file (YAML, these field
 // names) sets them; flags given on the command line override the file.
 type runOptions struct {
-	Provider          string        `json:"provider"`
-	Kubeconfig        string        `json:"kubeconfig,omitempty"`
-	Context           string        `json:"context,omitempty"`
-	WebhookHost       string        `json:"webhookHost,omitempty"`
-	PluginImage       string        `json:"pluginImage,omitempty"`
-	APIServers        int           `json:"apiservers"`
-	APIServerArgs     []string      `json:"apiserverArgs,omitempty"`
-	EtcdDelays        []string      `json:"etcdDelays,omitempty"`
-	Suites            []string      `json:"suites,omitempty"`
-	Profiles          []string      `json:"profiles,omitempty"`
-	SupportedFeatures []string      `json:"supportedFeatures,omitempty"`
-	LabelFilter       string        `json:"labelFilter,omitempty"`
-	Focus             []string      `json:"focus,omitempty"`
-	Skip              []string      `json:"skip,omitempty"`
-	ReportDir         string        `json:"reportDir"`
-	Nodes             int           `json:"nodes"`
-	Bounds            bounds.Bounds `json:"bounds"`
+	Provider    string `json:"provider"`
+	Kubeconfig  string `json:"kubeconfig,omitempty"`
+	Context     string `json:"context,omitempty"`
+	WebhookHost string `json:"webhookHost,omitempty"`
+	PluginImage string `json:"pluginImage,omitempty"`
+	// NodeAdmissionNodes are nodes of a kubeconfig cluster with real
+	// kubelets, where the node admission specs may place pods.
+	NodeAdmissionNodes []string      `json:"nodeAdmissionNodes,omitempty"`
+	APIServers         int           `json:"apiservers"`
+	APIServerArgs      []string      `json:"apiserverArgs,omitempty"`
+	EtcdDelays         []string      `json:"etcdDelays,omitempty"`
+	Suites             []string      `json:"suites,omitempty"`
+	Profiles           []string      `json:"profiles,omitempty"`
+	SupportedFeatures  []string      `json:"supportedFeatures,omitempty"`
+	LabelFilter        string        `json:"labelFilter,omitempty"`
+	Focus              []string      `json:"focus,omitempty"`
+	Skip               []string      `json:"skip,omitempty"`
+	ReportDir          string        `json:"reportDir"`
+	Nodes              int           `json:"nodes"`
+	Bounds             bounds.Bounds `json:"bounds"`
 	// Implementation is what is tested, for report.yaml.
 	Implementation report.Implementation `json:"implementation"`
 	// History, when set, keeps a copy of every run's results in
@@ -80,6 +83,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig of an existing cluster (provider kubeconfig)")
 	fs.StringVar(&o.Context, "context", o.Context, "kubeconfig context (provider kubeconfig)")
 	fs.StringVar(&o.PluginImage, "plugin-image", o.PluginImage, "run the fake webhooks behind a relay pod in the cluster, from this image of the harness (provider kubeconfig; write it with 'run-conformance image')")
+	fs.StringSliceVar(&o.NodeAdmissionNodes, "node-admission-nodes", o.NodeAdmissionNodes, "nodes of the cluster whose kubelets run Kubernetes' own admission code: the node admission specs place pods there by spec.nodeName (provider kubeconfig; declares NodeAdmission)")
 	fs.StringVar(&o.WebhookHost, "webhook-host", o.WebhookHost, "an address of this host the cluster's apiservers reach (provider kubeconfig; for a kind cluster its network's gateway): the fake webhooks listen there")
 	fs.IntVar(&o.APIServers, "apiservers", o.APIServers, "kube-apiserver replicas sharing one etcd (provider embedded)")
 	fs.StringArrayVar(&o.APIServerArgs, "apiserver-arg", o.APIServerArgs, "extra kube-apiserver flag, repeatable (provider embedded), e.g. --apiserver-arg=--disable-admission-plugins=MutatingAdmissionWebhook")

@@ -3,6 +3,8 @@ package main
 import (
 	"net"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 )
@@ -23,6 +25,14 @@ func (o *runOptions) validateProviderFlags() error {
 		}
 		if err := checkImageRef("--plugin-image", o.PluginImage, false); err != nil {
 			return err
+		}
+	}
+	if len(o.NodeAdmissionNodes) > 0 && o.Provider != kubeconfig.Name {
+		return usageError("--node-admission-nodes goes with --provider kubeconfig (provider kind and embedded know their nodes)")
+	}
+	for _, n := range o.NodeAdmissionNodes {
+		if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
+			return usageError("--node-admission-nodes %q is not a node name: %s", n, errs[0])
 		}
 	}
 	if o.WebhookHost != "" {

@@ -254,7 +254,8 @@ func selected(res results.Results) int {
 func newProvider(o runOptions, componentLog io.Writer, logger logr.Logger) cluster.Provider {
 	if o.Provider == kubeconfig.Name {
 		return kubeconfig.New(append([]kubeconfig.Option{kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context),
-			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithPluginImage(o.PluginImage), kubeconfig.WithLogger(logger)},
+			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithPluginImage(o.PluginImage), kubeconfig.WithNodeAdmissionNodes(o.NodeAdmissionNodes...),
+			kubeconfig.WithLogger(logger)},
 			o.servedWebhooks()...)...)
 	}
 	if o.Provider == kind.Name {

@@ -1,5 +1,7 @@
 package cluster
 
+import "context"
+
 // WebhookHost is implemented by clusters whose apiservers reach this host
 // at an address other than loopback (containers on a bridge network): the
 // harness's fake webhook servers listen on it and their certificates carry
@@ -22,4 +24,13 @@ type WebhookEndpoint interface {
 // carry them.
 type WebhookNames interface {
 	WebhookNames() []string
+}
+
+// WebhookRoute is implemented by clusters whose route from the apiservers
+// to the harness's webhook server is set up by the cluster itself after the
+// server starts listening (a Service whose endpoint the nodes' proxies learn
+// a moment later): AwaitWebhookRoute returns once calls get through, so the
+// first spec's calls are not refused.
+type WebhookRoute interface {
+	AwaitWebhookRoute(ctx context.Context) error
 }

@@ -151,6 +151,14 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if env.Webhooks, err = fakewebhook.New(ca, webhookOpts...); err != nil {
 		return nil, fmt.Errorf("start fake webhook server: %w", err)
 	}
+	if r, ok := env.Cluster.(cluster.WebhookRoute); ok {
+		routeCtx, cancel := context.WithTimeout(startCtx, cfg.Bounds.WebhookReady.Duration)
+		err := r.AwaitWebhookRoute(routeCtx)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
 	env.Supported = env.Cluster.Capabilities().Union(cfg.Claimed)
 	if cfg.ReferenceInitializers.Install {
 		if err := env.installReferenceInitializers(startCtx, cfg); err != nil {

@@ -143,7 +143,11 @@ func TestClusterRoleIsExactlyThePreflightList(t *testing.T) {
 		for _, g := range r.APIGroups {
 			for _, res := range r.Resources {
 				for _, v := range r.Verbs {
-					if g == "*" || res == "*" || v == "*" {
+					// One wildcard is needed: every resource of the
+					// project's own API group, which serves nothing, for
+					// a policy whose paramKind names no resource.
+					ownGroup := g == "admission-conformance.io" && res == "*" && v == "get"
+					if (g == "*" || res == "*" || v == "*") && !ownGroup {
 						t.Errorf("wildcard in %+v", r)
 					}
 					resource, sub, _ := strings.Cut(res, "/")

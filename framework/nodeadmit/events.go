@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -21,11 +22,16 @@ const KubeletComponent = "kubelet"
 // pod's status.
 func EventsAbout(ctx context.Context, f *harness.Framework, pod *corev1.Pod, reason string) ([]corev1.Event, error) {
 	var events []corev1.Event
+	var listErr error
 	err := wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, f.Bounds.ObjectState.Duration, true,
 		func(ctx context.Context) (bool, error) {
 			list, err := f.Client.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
 				FieldSelector: "involvedObject.uid=" + string(pod.UID)})
+			if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+				return false, err // waiting cannot help
+			}
 			if err != nil {
+				listErr = err
 				return false, nil
 			}
 			events = list.Items
@@ -37,6 +43,9 @@ func EventsAbout(ctx context.Context, f *harness.Framework, pod *corev1.Pod, rea
 			return false, nil
 		})
 	if err != nil {
+		if listErr != nil {
+			err = fmt.Errorf("%w (last list error: %v)", err, listErr)
+		}
 		return events, fmt.Errorf("no Warning event with reason %s from the kubelet about pod %s (events: %s): %w",
 			reason, pod.Name, describe(events), err)
 	}

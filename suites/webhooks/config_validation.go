@@ -348,6 +348,37 @@ func vapbCase(name, field, detail string, edit func(*admissionregistrationv1.Val
 		}}
 }
 
+// vapbParamsCase is a binding with a paramRef that must be accepted. Its
+// policy exists (paramKind ConfigMap): the apiserver authorizes a paramRef
+// against the policy's paramKind, and without a policy it demands list on
+// every resource of every group, which only a cluster admin holds; with one
+// it asks list on configmaps in the paramRef's namespace (the spec's own).
+func vapbParamsCase(name string, edit func(*harness.Framework, *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec)) policyCase {
+	return policyCase{kind: "ValidatingAdmissionPolicyBinding", name: name,
+		create: func(ctx context.Context, f *harness.Framework) error {
+			policies := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies()
+			policy, err := policies.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()},
+				Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+					ParamKind:        &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"},
+					FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
+					MatchConstraints: scoped(f, policyConfigMapRules()),
+					Validations:      []admissionregistrationv1.Validation{{Expression: "true", Message: "never fails"}},
+				}}, metav1.CreateOptions{})
+			if err != nil {
+				return fmt.Errorf("create the binding's policy %s: %w", policyName(f, "case"), err)
+			}
+			ginkgo.DeferCleanup(func(ctx context.Context) error {
+				return policies.Delete(ctx, policy.Name, metav1.DeleteOptions{})
+			})
+			s := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name, ValidationActions: denyAction()}
+			edit(f, &s)
+			_, err = f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}}
+}
+
 func mapCase(name, field, detail string, edit func(*mutatingpolicy.MutatingAdmissionPolicySpec)) policyCase {
 	return policyCase{kind: "MutatingAdmissionPolicy", name: name, field: field, detail: detail,
 		create: func(ctx context.Context, f *harness.Framework) error {
@@ -395,8 +426,9 @@ var policyConfigCases = []policyCase{
 	// Accepted: a vendor that refuses everything fails these.
 	vapCase("a minimal policy", "", "", func(*admissionregistrationv1.ValidatingAdmissionPolicySpec) {}),
 	vapbCase("a minimal binding", "", "", func(*admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {}),
-	vapbCase("a paramRef by selector with parameterNotFoundAction", "", "", func(s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+	vapbParamsCase("a paramRef by selector with parameterNotFoundAction", func(f *harness.Framework, s *admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
 		s.ParamRef = paramRef("", anyLabels, ptr.To(admissionregistrationv1.AllowAction))
+		s.ParamRef.Namespace = f.Namespace
 	}),
 	mapCase("a minimal policy", "", "", func(*mutatingpolicy.MutatingAdmissionPolicySpec) {}),
 	mapbCase("a minimal binding", "", "", func(*mutatingpolicy.MutatingAdmissionPolicyBindingSpec) {}),

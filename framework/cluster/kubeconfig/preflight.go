@@ -67,9 +67,17 @@ func NeededAccess(relay bool) []Access {
 		add("", r, true, "create", "update", "patch", "delete", "get", "list")
 	}
 	add("", "configmaps", true, "deletecollection")
+	// Node admission and scheduling specs watch their pods' decisions and
+	// read the kubelet's events about them.
+	add("", "pods", true, "watch", "deletecollection")
+	add("", "events", true, "list")
 	// The removed v1alpha1 initializers API is probed for its 404, which
 	// RBAC would otherwise answer with a 403 first.
 	add("admissionregistration.k8s.io", "initializerconfigurations", false, "list")
+	// A ValidatingAdmissionPolicy whose paramKind names no resource of
+	// this group (PolicyFailurePolicy): its creator must be allowed to get
+	// every resource of the paramKind's group, which exists nowhere.
+	add("admission-conformance.io", "*", false, "get")
 	add("apps", "deployments", true, "create", "update", "delete", "get")
 	// Subresources the specs write: a status update (services, pods), a
 	// binding (a gated pod bound by hand).

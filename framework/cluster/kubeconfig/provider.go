@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -35,6 +36,14 @@ func WithContext(name string) Option { return optionFunc(func(p *Provider) { p.c
 // WithReachTimeout bounds the check that the cluster answers.
 func WithReachTimeout(d time.Duration) Option { return optionFunc(func(p *Provider) { p.reach = d }) }
 
+// WithNodeAdmissionNodes names nodes of the cluster whose kubelets run
+// Kubernetes' own admission code (real kubelets): the node admission specs
+// place their pods there by spec.nodeName. The cluster then declares
+// NodeAdmission; Start checks that the nodes exist.
+func WithNodeAdmissionNodes(names ...string) Option {
+	return optionFunc(func(p *Provider) { p.nodes = append([]string(nil), names...) })
+}
+
 // Provider reaches an existing cluster.
 type Provider struct {
 	path, context string
@@ -42,6 +51,7 @@ type Provider struct {
 	webhookHost   string
 	pluginImage   string
 	served        *served
+	nodes         []string
 	logger        logr.Logger
 	noPreflight   bool
 }
@@ -91,36 +101,62 @@ func (p *Provider) Start(ctx context.Context) (cluster.Cluster, error) {
 	if err := p.preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
+	for _, n := range p.nodes {
+		if _, err := client.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); err != nil {
+			return nil, fmt.Errorf("node %s of --node-admission-nodes: %v: name nodes of this cluster (kubectl get nodes)", n, oneLine(err))
+		}
+	}
+	base := &existing{config: cfg, nodes: p.nodes}
 	if p.served != nil {
 		c := *p.served
-		c.existing = &existing{config: cfg}
+		c.existing = base
 		return &c, nil
 	}
 	if p.pluginImage != "" {
-		c, err := p.startRelay(ctx, cfg, &existing{config: cfg})
+		c, err := p.startRelay(ctx, cfg, base)
 		if err != nil {
 			return nil, err // not a nil *relayed in a non-nil interface
 		}
 		return c, nil
 	}
-	return p.wrap(&existing{config: cfg}), nil
+	return p.wrap(base), nil
 }
 
-// existing is a cluster the harness did not create.
-type existing struct{ config *rest.Config }
+// existing is a cluster the harness did not create; nodes are those the
+// user named as running real kubelets.
+type existing struct {
+	config *rest.Config
+	nodes  []string
+}
 
 func (c *existing) Provider() string               { return Name }
 func (c *existing) RESTConfig() *rest.Config       { return rest.CopyConfig(c.config) }
 func (c *existing) ReplicaConfigs() []*rest.Config { return []*rest.Config{rest.CopyConfig(c.config)} }
-func (c *existing) Nodes() []cluster.Node          { return nil }
-func (c *existing) Topology() string               { return "existing cluster at " + c.config.Host }
-func (c *existing) Stop(context.Context) error     { return nil }
+
+// Nodes implements cluster.Cluster: the nodes the user named, each with
+// NodeAdmission.
+func (c *existing) Nodes() []cluster.Node {
+	var out []cluster.Node
+	for _, n := range c.nodes {
+		out = append(out, cluster.Node{Name: n, Capabilities: features.NewSet(features.NodeAdmission)})
+	}
+	return out
+}
+func (c *existing) Topology() string           { return "existing cluster at " + c.config.Host }
+func (c *existing) Stop(context.Context) error { return nil }
 
 // Capabilities holds only the controller manager, which every conformant
 // cluster runs: on a cluster the harness did not build, every optional
 // feature must be claimed by the user, and the harness's host webhook server
 // is not assumed reachable.
-func (c *existing) Capabilities() features.Set { return features.NewSet(features.ControllerManager) }
+// With nodes named, it adds NodeAdmission: the user vouched for their kubelets.
+func (c *existing) Capabilities() features.Set {
+	s := features.NewSet(features.ControllerManager)
+	if len(c.nodes) > 0 {
+		s[features.NodeAdmission] = struct{}{}
+	}
+	return s
+}
 
 func describe(path string) string {
 	if path == "" {

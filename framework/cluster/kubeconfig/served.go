@@ -1,6 +1,11 @@
 package kubeconfig
 
 import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 )
@@ -40,7 +45,44 @@ func (c *served) Topology() string {
 	return c.existing.Topology() + ", harness in the cluster, webhooks at " + c.advertise
 }
 
+// serviceProxySync is how long after one node's proxy routes a Service's new
+// endpoint the other nodes' proxies may still lag (kube-proxy applies
+// changes at most once a second): the apiservers may sit on other nodes.
+const serviceProxySync = 2 * time.Second
+
+// AwaitWebhookRoute implements cluster.WebhookRoute. The Service's endpoint
+// is this pod, ready once it started; until kube-proxy has programmed it, a
+// connection to the ClusterIP is refused, and so would the apiservers' first
+// calls be. It dials the advertised address (through this node's proxy, back
+// to this pod) until a connection is accepted, then gives the other nodes'
+// proxies serviceProxySync.
+func (c *served) AwaitWebhookRoute(ctx context.Context) error {
+	var dialer net.Dialer
+	var last error
+	for {
+		conn, err := dialer.DialContext(ctx, "tcp", c.advertise)
+		if err == nil {
+			_ = conn.Close()
+			break
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the webhooks' Service %s does not route to this pod (last: %v): "+
+				"check that kube-proxy (or the CNI's service proxy) runs and that pods may reach themselves through their Service", c.advertise, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(serviceProxySync):
+		return nil
+	}
+}
+
 var (
+	_ cluster.WebhookRoute    = (*served)(nil)
 	_ cluster.WebhookEndpoint = (*served)(nil)
 	_ cluster.WebhookNames    = (*served)(nil)
 )
