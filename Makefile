@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: busy-runs build conformance conformance-versions test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation
+.PHONY: busy-runs build conformance conformance-versions test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation matrix-scale
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -98,8 +98,24 @@ kind-image:
 	hack/kind/docker-up.sh
 	KUBE_VERSION=$(KUBE_VERSION) KIND_CACHE=$(KIND_CACHE) NODE_IMAGE=$(KIND_IMAGE) hack/kind/build-node-image.sh
 
-# All suites on kind clusters (single and ha), then the kubeconfig provider
-# against a kind cluster (unchanged after a run; SIGKILL then cleanup).
+# The matrix's cost as it grows: a matrix of N kind clusters created at once,
+# for each N of MATRIX_SIZES: wall time, the harness's processes on this host
+# (peak RSS, CPU seconds) and the whole host's CPU and memory, kind's node
+# containers included. Table in $(ARTIFACTS)/matrix-scale/scale.txt.
+MATRIX_SIZES ?= 2 3
+MATRIX_SUITES ?=
+matrix-scale: build kind-image
+	$(GO) run ./hack/matrix-scale -bin $(BIN) -node-image $(KIND_IMAGE) -suites "$(MATRIX_SUITES)" \
+		-dir $(ARTIFACTS)/matrix-scale $(MATRIX_SIZES)
+
+# All suites on kind clusters (single and ha); the kubeconfig provider
+# against a kind cluster (unchanged after a run; SIGKILL then cleanup); the
+# in-cluster mode on kind single and ha (the local run's case states, nothing
+# left; a killed client, results, cleanup); a matrix of kind single and ha,
+# its matrix.html screenshot in headless Chromium (installed from Debian if
+# missing) left in $(ARTIFACTS)/kind/ with the matrix dir.
 test-kind: kind-image
+	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	ADMISSION_CONFORMANCE_KIND_IMAGE=$(KIND_IMAGE) ADMISSION_CONFORMANCE_KIND_TOPOLOGIES=$(KIND_TOPOLOGIES) \
-		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestCleanupDeletesKindClustersOfKilledRuns' ./cmd/run-conformance/
+	ADMISSION_CONFORMANCE_KIND_ARTIFACTS=$(abspath $(ARTIFACTS))/kind \
+		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestMatrixOfKindClusters|TestCleanupDeletesKindClustersOfKilledRuns' ./cmd/run-conformance/

@@ -493,6 +493,48 @@ func TestInClusterOnKind(t *testing.T) {
 			t.Errorf("the preflight did not print the RBAC it grants:\n%s", tail(r.stdout, 200))
 		}
 	})
+	t.Run("Ctrl-C mid-run: the pod stops, its reports come back, the run is removed", func(t *testing.T) {
+		exe, _ := os.Executable()
+		var out, errOut syncBuffer
+		reports := t.TempDir()
+		cmd := exec.Command(exe, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--in-cluster", "--image", ref,
+			"--suite", "ordering,webhooks", "--report-dir", reports)
+		cmd.Env = append(os.Environ(), asMain+"=1", "TMPDIR="+t.TempDir())
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		deadline := time.Now().Add(3 * time.Minute)
+		for !strings.Contains(out.String(), "PASSED") {
+			if time.Now().After(deadline) {
+				t.Fatalf("no spec passed within 3 minutes:\n%s", out.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		code := cmd.ProcessState.ExitCode()
+		if code != exitFailed || !strings.Contains(errOut.String(), "interrupted by") {
+			t.Errorf("exit %d (%v), want %d with the interruption said; stderr: %s\n%s", code, err, exitFailed, errOut.String(), tail(out.String(), 30))
+		}
+		res := readResults(t, reports)
+		notRun := 0
+		for _, s := range res.Specs {
+			if s.State == results.Skipped && strings.HasPrefix(s.Message, results.NotRun) {
+				notRun++
+			}
+		}
+		if notRun == 0 || res.Summary.Passed == 0 {
+			t.Errorf("%d cases not run, %d passed; want both after an interrupt midway", notRun, res.Summary.Passed)
+		}
+		if !strings.Contains(out.String(), "removed the in-cluster run") {
+			t.Errorf("the run was not removed:\n%s", tail(out.String(), 20))
+		}
+		waitUnchanged(t, c, before)
+	})
 	t.Run("client killed, run fetched with results, then cleanup", func(t *testing.T) {
 		exe, _ := os.Executable()
 		var out syncBuffer

@@ -301,7 +301,8 @@ type Status struct {
 	ID        string
 	Namespace string // "" when the namespace is gone (a cluster role left)
 	Created   time.Time
-	// Running: its Job neither finished nor was suspended.
+	// Running: its Job neither finished nor was suspended, and its
+	// results are not published.
 	Running bool
 	// Published: its results are there to fetch.
 	Published bool
@@ -368,7 +369,9 @@ func List(ctx context.Context, client kubernetes.Interface, runID string) ([]Sta
 				return nil, fmt.Errorf("get job %s/%s: %w", s.Namespace, JobName, err)
 			}
 			if _, err := client.CoreV1().ConfigMaps(s.Namespace).Get(ctx, ResultsName, metav1.GetOptions{}); err == nil {
-				s.Published = true
+				// The pod publishes as its last act: its Job is marked
+				// complete only after the pod has exited, a moment later.
+				s.Published, s.Running = true, false
 			}
 		}
 		sort.Strings(s.Objects)

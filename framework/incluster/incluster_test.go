@@ -407,6 +407,17 @@ func TestCreateListAndDelete(t *testing.T) {
 	if got.ID != r.ID || !got.Running || got.Published || !slices.Equal(got.Objects, wantObjects) {
 		t.Errorf("status %+v", got)
 	}
+	// Published results end the run, before the Job says it completed.
+	results := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ResultsName, Namespace: r.NamespaceName()}}
+	if _, err := client.CoreV1().ConfigMaps(r.NamespaceName()).Create(ctx, results, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if runs, _ := List(ctx, client, r.ID); len(runs) != 1 || runs[0].Running || !runs[0].Published {
+		t.Errorf("a run that published its results is still running: %+v", runs)
+	}
+	if err := client.CoreV1().ConfigMaps(r.NamespaceName()).Delete(ctx, ResultsName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := Stop(ctx, client, r.NamespaceName()); err != nil {
 		t.Fatal(err)
 	}
