@@ -41,18 +41,20 @@ func TestMatrixOfKindClusters(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "matrix.yaml")
 	spec := fmt.Sprintf(`kind: Matrix
-dir: %s
+dir: %[1]s
 parallel: 2
-image: %s
+image: %[2]s
 run:
   suites: [ordering]
   bounds: {clusterStart: 10m}
 targets:
 - name: kind-single
-  kind: {topology: single, nodeImage: %s, imageArchive: %s}
+  image: %[2]s
+  kind: {topology: single, nodeImage: %[3]s, imageArchive: %[4]s}
 - name: kind-ha
-  kind: {topology: ha, nodeImage: %s, imageArchive: %s}
-`, dir, ref, image, archive, image, archive)
+  image: %[2]s
+  kind: {topology: ha, nodeImage: %[3]s, imageArchive: %[4]s}
+`, dir, ref, image, archive)
 	if err := os.WriteFile(file, []byte(spec), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -79,8 +79,10 @@ type Matrix struct {
 	// Previous says whether an earlier matrix run was compared with.
 	Previous bool     `json:"comparedWithPrevious"`
 	Targets  []Target `json:"targets"`
-	// Cases are the spec cases of every target, in suite order.
+	// Cases are the spec cases of every target, in suite order, but for
+	// those no target's selection held (NotSelected counts them).
 	Cases        []Case           `json:"cases"`
+	NotSelected  int              `json:"notSelectedCases,omitempty"`
 	Measurements []MeasurementRow `json:"measurements"`
 	// ExitCode is the matrix's: 2 if a target could not be run, else 1 if a
 	// target failed a case, else 0.
@@ -250,6 +252,10 @@ func Build(inputs []Input, started, finished time.Time, harnessVersion string) M
 		m.Targets = append(m.Targets, t)
 	}
 	for _, c := range cases {
+		if notSelectedAnywhere(c) {
+			m.NotSelected++
+			continue
+		}
 		m.Cases = append(m.Cases, *c)
 	}
 	sort.Slice(m.Cases, func(i, j int) bool {
@@ -341,4 +347,15 @@ func Read(path string) (Matrix, error) {
 		return Matrix{}, fmt.Errorf("%s is not a %s (kind %q)", path, JSONName, m.Kind)
 	}
 	return m, nil
+}
+
+// notSelectedAnywhere: every target that has the case left it out of its
+// selection, so its row would say nothing.
+func notSelectedAnywhere(c *Case) bool {
+	for _, cell := range c.Cells {
+		if cell.State != results.Skipped || cell.Message != results.NotSelected {
+			return false
+		}
+	}
+	return len(c.Cells) > 0
 }

@@ -235,3 +235,30 @@ func TestWriteAndRead(t *testing.T) {
 		t.Error("matrix.html read as matrix.json")
 	}
 }
+
+// TestCasesNoTargetSelectedAreLeftOut: a case every target left out of its
+// selection has no row (it is counted); one that a target ran keeps its
+// row, with the other target's not-selected cell.
+func TestCasesNoTargetSelectedAreLeftOut(t *testing.T) {
+	notSelected := func(r *results.Results, name string) *results.Results {
+		for i := range r.Specs {
+			if r.Specs[i].ShortName == name {
+				r.Specs[i].State, r.Specs[i].Message = results.Skipped, results.NotSelected
+			}
+		}
+		return r
+	}
+	a := notSelected(notSelected(allPassed(1), "FailOpenTiming"), "MutatingBeforeValidating")
+	b := notSelected(allPassed(1), "FailOpenTiming")
+	m := Build([]Input{{Name: "a", Results: a}, {Name: "b", Results: b}}, t0, t0, "")
+	var rows []string
+	for _, c := range m.Cases {
+		rows = append(rows, c.ShortName)
+	}
+	if m.NotSelected != 1 || strings.Join(rows, ",") != "MutatingBeforeValidating,WebhookConfigurationPropagation" {
+		t.Errorf("rows %v, not selected %d", rows, m.NotSelected)
+	}
+	if cell := m.Cases[0].Cells["a"]; cell.State != results.Skipped {
+		t.Errorf("target a's cell %+v", cell)
+	}
+}
