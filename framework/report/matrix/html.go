@@ -23,6 +23,8 @@ var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
 		return time.Duration(f * float64(time.Second)).Round(time.Second).String()
 	},
 	"value": formatValue,
+	// The case's own words: its name without the spec's short name.
+	"caseText": func(c Case) string { return strings.TrimSpace(strings.TrimPrefix(c.Name, c.ShortName)) },
 	"bound": func(v *Value) string {
 		var parts []string
 		if v.Lower != nil {
