@@ -115,6 +115,9 @@ type matrixPlan struct {
 	dir      string
 	parallel int
 	targets  []plannedTarget
+	// hostWorkers is each kind target's spec workers, when the matrix
+	// chose them (shareHostWorkers); 0 otherwise.
+	hostWorkers int
 }
 
 type plannedTarget struct {
@@ -217,7 +220,37 @@ func (o matrixOptions) load(dirGiven, parallelGiven, imageGiven bool) (*matrixPl
 		}
 		plan.targets = append(plan.targets, p)
 	}
+	shareHostWorkers(plan, base.Parallel)
 	return plan, nil
+}
+
+// shareHostWorkers divides this host's default spec workers among the kind
+// targets that run at once, when the run options leave --parallel to its
+// default: their clusters and their pods run on this host, and each pod
+// would otherwise start as many workers as the host has room for. Measured
+// on 2 CPUs, three kind targets with 8 workers each starved the harness by
+// up to 2.2 s and failed timing cases. Existing clusters keep the default:
+// their pods run on their own nodes.
+func shareHostWorkers(plan *matrixPlan, parallel int) {
+	if parallel != 0 {
+		return
+	}
+	kinds := 0
+	for _, t := range plan.targets {
+		if t.options.Provider == kind.Name {
+			kinds++
+		}
+	}
+	atOnce := min(kinds, max(plan.parallel, 1))
+	if atOnce < 2 {
+		return
+	}
+	for i := range plan.targets {
+		if plan.targets[i].options.Provider == kind.Name {
+			plan.targets[i].options.Parallel = max(1, defaultWorkers()/atOnce)
+			plan.hostWorkers = plan.targets[i].options.Parallel
+		}
+	}
 }
 
 // parseTarget reads a --target: comma-separated key=value pairs.
@@ -367,6 +400,9 @@ func (p *matrixPlan) run(out io.Writer) error {
 	}()
 	started := time.Now()
 	fmt.Fprintf(out, "matrix: %d target(s), %d at a time, into %s\n", len(p.targets), p.parallel, p.dir)
+	if p.hostWorkers > 0 {
+		fmt.Fprintf(out, "matrix: kind targets share this host: each runs %d spec workers (set the run options' parallel to choose)\n", p.hostWorkers)
+	}
 	inputs := make([]matrix.Input, len(p.targets))
 	slots := make(chan struct{}, p.parallel)
 	var wg sync.WaitGroup
