@@ -1,6 +1,9 @@
 package cluster
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // WebhookHost is implemented by clusters whose apiservers reach this host
 // at an address other than loopback (containers on a bridge network): the
@@ -32,5 +35,5 @@ type WebhookNames interface {
 // a moment later): AwaitWebhookRoute returns once calls get through, so the
 // first spec's calls are not refused.
 type WebhookRoute interface {
-	AwaitWebhookRoute(ctx context.Context) error
+	AwaitWebhookRoute(ctx context.Context, poll time.Duration) error
 }

@@ -153,7 +153,7 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	}
 	if r, ok := env.Cluster.(cluster.WebhookRoute); ok {
 		routeCtx, cancel := context.WithTimeout(startCtx, cfg.Bounds.WebhookReady.Duration)
-		err := r.AwaitWebhookRoute(routeCtx)
+		err := r.AwaitWebhookRoute(routeCtx, cfg.Bounds.PollInterval.Duration)
 		cancel()
 		if err != nil {
 			return nil, err

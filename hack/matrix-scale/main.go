@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,7 +53,7 @@ func main() {
 	}
 	var table bytes.Buffer
 	fmt.Fprintf(&table, "%s, %d CPUs, %.1f GiB; targets: kind %s, node image %s, suites %q\n", time.Now().Format(time.RFC3339),
-		cpus(), float64(memTotal())/(1<<30), *topology, *image, *suites)
+		runtime.NumCPU(), float64(memTotal())/(1<<30), *topology, *image, *suites)
 	fmt.Fprintln(&table, "targets  wall     exit  harness peak RSS  harness CPU  host CPU busy (avg/peak)  host memory above baseline (peak)")
 	os.Stdout.Write(table.Bytes())
 	for _, n := range sizes {
@@ -205,8 +206,3 @@ func meminfo(key string) int64 {
 
 func memTotal() int64 { return meminfo("MemTotal") }
 func memUsed() int64  { return meminfo("MemTotal") - meminfo("MemAvailable") }
-
-func cpus() int {
-	data, _ := os.ReadFile("/proc/cpuinfo")
-	return strings.Count(string(data), "processor\t:")
-}

@@ -342,10 +342,15 @@ func vapbCase(name, field, detail string, edit func(*admissionregistrationv1.Val
 		create: func(ctx context.Context, f *harness.Framework) error {
 			s := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policyName(f, "case"), ValidationActions: denyAction()}
 			edit(&s)
-			_, err := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-			return err
+			return dryRunBinding(ctx, f, s)
 		}}
+}
+
+// dryRunBinding sends a dry-run create of the case's binding.
+func dryRunBinding(ctx context.Context, f *harness.Framework, s admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) error {
+	_, err := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	return err
 }
 
 // vapbParamsCase is a binding with a paramRef that must be accepted. Its
@@ -373,9 +378,7 @@ func vapbParamsCase(name string, edit func(*harness.Framework, *admissionregistr
 			})
 			s := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name, ValidationActions: denyAction()}
 			edit(f, &s)
-			_, err = f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-			return err
+			return dryRunBinding(ctx, f, s)
 		}}
 }
 

@@ -54,9 +54,9 @@ const serviceProxySync = 2 * time.Second
 // is this pod, ready once it started; until kube-proxy has programmed it, a
 // connection to the ClusterIP is refused, and so would the apiservers' first
 // calls be. It dials the advertised address (through this node's proxy, back
-// to this pod) until a connection is accepted, then gives the other nodes'
+// to this pod) every poll until a connection is accepted, then gives the other nodes'
 // proxies serviceProxySync.
-func (c *served) AwaitWebhookRoute(ctx context.Context) error {
+func (c *served) AwaitWebhookRoute(ctx context.Context, poll time.Duration) error {
 	var dialer net.Dialer
 	var last error
 	for {
@@ -70,7 +70,7 @@ func (c *served) AwaitWebhookRoute(ctx context.Context) error {
 		case <-ctx.Done():
 			return fmt.Errorf("the webhooks' Service %s does not route to this pod (last: %v): "+
 				"check that kube-proxy (or the CNI's service proxy) runs and that pods may reach themselves through their Service", c.advertise, last)
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 	select {

@@ -32,7 +32,7 @@ func TestAwaitWebhookRouteWaitsForTheListener(t *testing.T) {
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := c.AwaitWebhookRoute(ctx); err != nil {
+	if err := c.AwaitWebhookRoute(ctx, 20*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if waited := time.Since(started); waited < 300*time.Millisecond+serviceProxySync {
@@ -42,7 +42,7 @@ func TestAwaitWebhookRouteWaitsForTheListener(t *testing.T) {
 
 	short, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel2()
-	if err := c.AwaitWebhookRoute(short); err == nil || !strings.Contains(err.Error(), addr) {
+	if err := c.AwaitWebhookRoute(short, 20*time.Millisecond); err == nil || !strings.Contains(err.Error(), addr) {
 		t.Errorf("no listener: %v", err)
 	}
 }
