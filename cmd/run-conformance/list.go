@@ -49,9 +49,13 @@ func newListCommand() *cobra.Command {
 					return json.NewEncoder(w).Encode(all)
 				}
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "FEATURE\tCORE\tDESCRIPTION")
+				fmt.Fprintln(tw, "FEATURE\tCORE\tSINCE\tDESCRIPTION")
 				for _, f := range all {
-					fmt.Fprintf(tw, "%s\t%t\t%s\n", f.Name, f.Core, f.Description)
+					since := "-"
+					if f.Since != "" {
+						since = f.Since
+					}
+					fmt.Fprintf(tw, "%s\t%t\t%s\t%s\n", f.Name, f.Core, since, f.Description)
 				}
 				return tw.Flush()
 			}

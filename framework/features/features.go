@@ -21,6 +21,17 @@ type Feature struct {
 	// not-supported.
 	Core        bool
 	Description string
+	// Since is the first Kubernetes minor ("1.37") whose kube-apiserver has
+	// the behaviour on by default. A cluster whose server version is at least
+	// Since declares the feature (cluster.ServedFeatures) unless
+	// ProviderSetUp says the provider must also set something up; an older
+	// cluster does not, so the specs needing it are reported not-supported
+	// there, never failed.
+	Since string
+	// ProviderSetUp is true for features that need more than the version:
+	// files, flags or mounts the cluster's provider arranges (and then
+	// declares the feature itself).
+	ProviderSetUp bool
 }
 
 // The registered features.
@@ -41,6 +52,12 @@ const (
 	NodeAdmissionPlugins       Name = "NodeAdmissionPlugins"
 	ReferenceInitializers      Name = "ReferenceInitializers"
 	HostWebhooksReachable      Name = "HostWebhooksReachable"
+	// Admission features new in Kubernetes 1.37 (read from the v1.37.2
+	// sources; each one's gate is named in its description).
+	StaticAdmissionManifests        Name = "StaticAdmissionManifests"
+	WebhookVirtualResourcesExcluded Name = "WebhookVirtualResourcesExcluded"
+	NodeDeclaredFeatures            Name = "NodeDeclaredFeatures"
+	WebhookRoundTripLoadBalancing   Name = "WebhookRoundTripLoadBalancing"
 )
 
 var registry = map[Name]Feature{
@@ -60,6 +77,14 @@ var registry = map[Name]Feature{
 	NodeAdmissionPlugins:       {Description: "nodes host KEP-2823 node-local pod admission plugins"},
 	ReferenceInitializers:      {Description: "the project's reference implementation of the seed's initializers is installed"},
 	HostWebhooksReachable:      {Description: "the apiservers can call webhook servers the harness runs on this host"},
+	StaticAdmissionManifests: {Since: "1.37", ProviderSetUp: true,
+		Description: "webhooks and policies loaded from staticManifestsDir files (gate ManifestBasedAdmissionControlConfig, beta and on by default in 1.37); the provider gives every apiserver the directories and lets the harness write them"},
+	WebhookVirtualResourcesExcluded: {Since: "1.37",
+		Description: "webhooks are never called for the authentication and authorization review resources (gate ExcludeAdmissionWebhookVirtualResources, beta and on by default in 1.37)"},
+	NodeDeclaredFeatures: {Since: "1.37",
+		Description: "nodes declare their features, admission (NodeDeclaredFeatureValidator, PodResizeValidator) and the kubelet check pods against them (gate NodeDeclaredFeatures, GA in 1.37)"},
+	WebhookRoundTripLoadBalancing: {Since: "1.37", ProviderSetUp: true,
+		Description: "service webhooks pick an endpoint per request (gate WebhookRoundTripLoadBalancing, beta in 1.37; needs --enable-aggregator-routing and endpoints the apiservers reach)"},
 }
 
 // Lookup returns the registered feature called name.
@@ -81,6 +106,31 @@ func All() []Feature {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// ByVersion returns the features a kube-apiserver of minor version
+// major.minor has on by default and that need nothing from the provider.
+func ByVersion(major, minor int) Set {
+	s := Set{}
+	for n, f := range registry {
+		if f.Since == "" || f.ProviderSetUp {
+			continue
+		}
+		if AtLeast(major, minor, f.Since) {
+			s[n] = struct{}{}
+		}
+	}
+	return s
+}
+
+// AtLeast reports whether major.minor is at least since ("1.37"). A
+// malformed since is never reached.
+func AtLeast(major, minor int, since string) bool {
+	var sMajor, sMinor int
+	if _, err := fmt.Sscanf(since, "%d.%d", &sMajor, &sMinor); err != nil {
+		return false
+	}
+	return major > sMajor || (major == sMajor && minor >= sMinor)
 }
 
 // Set is a set of feature names.
