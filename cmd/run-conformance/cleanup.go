@@ -17,11 +17,11 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 )
 
 type cleanupOptions struct {
@@ -36,7 +36,8 @@ func newCleanupCommand() *cobra.Command {
 		Use:   "cleanup",
 		Short: "Remove what killed runs left: embedded clusters' files, objects in a cluster, kind clusters",
 		Long: "cleanup removes the files (etcd data, keys, kubeconfig) that embedded clusters of runs killed with SIGKILL left " +
-			"in the temp dir ($TMPDIR): the dirs " + embedded.DirPrefix + "* whose run is no longer running; a running run's dir " +
+			"in the temp dir ($TMPDIR): the dirs " + strings.Join(rundir.Prefixes, "*, ") + "* whose run is no longer running (embedded " +
+			"clusters, parallel workers' logs and results, kind and image work dirs); a running run's dir " +
 			"is never touched. Plain 'cleanup' does only that. With --kubeconfig, --context or --run it also deletes every webhook " +
 			"configuration, admission policy, binding and namespace labelled " + harness.RunLabel + " (of one run with --run, " +
 			"of every run without) from that cluster (default loading rules), and waits until the namespaces are gone; in-cluster runs " +
@@ -80,7 +81,7 @@ func (o cleanupOptions) run(ctx context.Context, out io.Writer, clusterGiven boo
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 
-	removed, err := embedded.RemoveLeftovers("")
+	removed, err := rundir.RemoveLeftovers("")
 	for _, l := range removed {
 		fmt.Fprintf(out, "removed the files of a killed run: %s\n", l)
 	}
@@ -88,7 +89,7 @@ func (o cleanupOptions) run(ctx context.Context, out io.Writer, clusterGiven boo
 		return usageError("%v", err)
 	}
 	if len(removed) == 0 {
-		fmt.Fprintf(out, "no embedded cluster files left by a killed run in %s\n", os.TempDir())
+		fmt.Fprintf(out, "no files left by a killed run in %s\n", os.TempDir())
 	}
 	if o.kind {
 		deleted, err := kind.DeleteLeftovers(kind.DefaultLedgerDir())

@@ -32,6 +32,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report/history"
 	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
 )
 
@@ -433,7 +434,7 @@ func (c *inClusterClient) startKind(sig *interrupts, image *string) (cluster.Clu
 	}
 	archive := o.ImageArchive
 	if archive == "" {
-		dir, err := os.MkdirTemp("", "admission-conformance-image-")
+		dir, err := rundir.Create("", rundir.ImagePrefix)
 		if err != nil {
 			return nil, stop, usageError("%v", err)
 		}

@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
@@ -132,10 +132,16 @@ func (r *liveRun) printed(s string) func() bool {
 	return func() bool { stdout, _ := r.output(); return strings.Contains(stdout, s) }
 }
 
-// runDirs are the embedded clusters' dirs in the run's TMPDIR.
+// runDirs are the dirs the run made in its TMPDIR (the embedded cluster's,
+// the parallel workers', ...: every prefix rundir knows).
 func (r *liveRun) runDirs() []string {
-	dirs, _ := filepath.Glob(filepath.Join(r.tmp, embedded.DirPrefix+"*"))
-	return dirs
+	var all []string
+	for _, p := range rundir.Prefixes {
+		dirs, _ := filepath.Glob(filepath.Join(r.tmp, p+"*"))
+		all = append(all, dirs...)
+	}
+	slices.Sort(all)
+	return all
 }
 
 // clusterUp: the run's dir has its owner file and the run listens (etcd).
@@ -389,24 +395,31 @@ func TestSignalsAndTimeoutStopTheRunAndLeaveNothing(t *testing.T) {
 
 // TestSIGKILLLeftoversGoWithCleanup kills runs with SIGKILL at several
 // points: their children die with them, their ports close, and the
-// embedded cluster's dir stays until `cleanup` (no flags) removes it, one
-// line per dir; while the run lived, `cleanup` left its dir alone.
+// embedded cluster's dir (and in a parallel run the workers' dir) stays
+// until `cleanup` (no flags) removes it, one line per dir; while the run
+// lived, `cleanup` left its dirs alone.
 func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 	nodeRun := []string{"run", "--suite", "nodeadmit", "--label-filter", "spec:KubeletRejectsNodePorts", "--nodes", "1"}
+	// Two specs in two workers: the parallel run's dir holds their logs.
+	parallelRun := []string{"run", "--suite", "ordering", "--parallel", "2",
+		"--label-filter", "spec:MutatingBeforeValidating || spec:MutatingConfigurationsInNameOrder"}
 	cases := []struct {
 		name string
 		args []string
-		// at is when to kill; dirLeft says whether the dir outlives the
-		// kill there.
-		at      func(r *liveRun) (string, func() bool)
-		dirLeft bool
+		// at is when to kill; dirsLeft is how many dirs outlive the kill
+		// there.
+		at       func(r *liveRun) (string, func() bool)
+		dirsLeft int
 	}{
-		{"during cluster start", quickRun, func(r *liveRun) (string, func() bool) { return "cluster start", r.clusterUp }, true},
+		{"during cluster start", quickRun, func(r *liveRun) (string, func() bool) { return "cluster start", r.clusterUp }, 1},
 		{"during node start", nodeRun, func(r *liveRun) (string, func() bool) {
 			return "a node process", func() bool { return len(r.processes()) > 1 }
-		}, true},
-		{"mid-spec", quickRun, func(r *liveRun) (string, func() bool) { return "specs", r.printed("running ") }, true},
-		{"during report writing", quickRun, func(r *liveRun) (string, func() bool) { return "report writing", r.writing }, false},
+		}, 1},
+		{"mid-spec", quickRun, func(r *liveRun) (string, func() bool) { return "specs", r.printed("running ") }, 1},
+		{"mid-spec in parallel workers", parallelRun, func(r *liveRun) (string, func() bool) {
+			return "both dirs", func() bool { return len(r.runDirs()) == 2 && r.printed("running ")() }
+		}, 2},
+		{"during report writing", quickRun, func(r *liveRun) (string, func() bool) { return "report writing", r.writing }, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -417,11 +430,11 @@ func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 			procs := r.processes()
 			ports := listeningPorts(procs)
 			dirs := r.runDirs()
-			if tc.dirLeft {
-				// A live run's dir is never touched.
+			if tc.dirsLeft > 0 {
+				// A live run's dirs are never touched.
 				c := runCLIIn(t, r.tmp, t.TempDir(), nil, "cleanup")
 				c.mustExit(t, 0)
-				if got := r.runDirs(); !slices.Equal(got, dirs) || len(dirs) != 1 {
+				if got := r.runDirs(); !slices.Equal(got, dirs) || len(dirs) != tc.dirsLeft {
 					t.Fatalf("cleanup during the run: run dirs %v, then %v\n%s", dirs, got, c.stdout)
 				}
 			}
@@ -429,7 +442,7 @@ func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.wait(t, time.Minute)
-			if tc.dirLeft && len(r.runDirs()) != 1 {
+			if len(r.runDirs()) != tc.dirsLeft {
 				t.Fatalf("after SIGKILL, run dirs %v", r.runDirs())
 			}
 			left := r.runDirs()
@@ -443,7 +456,7 @@ func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 					t.Errorf("cleanup does not say it removed %s:\n%s", d, c.stdout)
 				}
 			}
-			if len(left) == 0 && !strings.HasPrefix(c.stdout, "no embedded cluster files left") {
+			if len(left) == 0 && !strings.HasPrefix(c.stdout, "no files left") {
 				t.Errorf("cleanup with nothing to remove says:\n%s", c.stdout)
 			}
 			if len(lines) != max(len(left), 1) {

@@ -28,6 +28,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/framework/report/history"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -145,7 +146,7 @@ type parallelRun struct {
 }
 
 func newParallelRun(o runOptions, env *harness.Env, runOpts runner.Options) (_ *parallelRun, err error) {
-	dir, err := os.MkdirTemp("", "admission-conformance-parallel-")
+	dir, err := rundir.Create("", rundir.ParallelPrefix)
 	if err != nil {
 		return nil, err
 	}

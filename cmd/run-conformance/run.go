@@ -25,6 +25,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/logs"
 	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
 )
 
@@ -67,7 +68,7 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 		if restore := restoreStderr.Load(); restore != nil {
 			(*restore)()
 		}
-		removed := embedded.RemoveOwn("")
+		removed := rundir.RemoveOwn("")
 		fmt.Fprintf(os.Stderr, "run-conformance: interrupted a third time (%s): exiting now without stopping the cluster in order; "+
 			"removed its files (%d dir(s)); run 'run-conformance cleanup' for what another provider's cluster kept\n", signalName(s), len(removed))
 		if specsStarted.Load() {
@@ -227,10 +228,11 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	return nil
 }
 
-// removeLeftovers removes the embedded clusters' files that runs killed
-// with SIGKILL left in the temp dir, saying what it removed.
+// removeLeftovers removes the dirs (embedded clusters, parallel workers,
+// kind, image builds) that runs killed with SIGKILL left in the temp dir,
+// saying what it removed.
 func removeLeftovers(out io.Writer) {
-	removed, err := embedded.RemoveLeftovers("")
+	removed, err := rundir.RemoveLeftovers("")
 	for _, l := range removed {
 		fmt.Fprintf(out, "removed the files of a killed run: %s\n", l)
 	}

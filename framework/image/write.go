@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 )
 
 // Media types of what Write produces.
@@ -92,7 +94,7 @@ func Write(w io.Writer, opts ...Option) (Result, error) {
 			return Result{}, fmt.Errorf("image: ref %q needs a tag and no digest", r)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "admission-conformance-image-*")
+	tmp, err := rundir.Create("", rundir.ImagePrefix)
 	if err != nil {
 		return Result{}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/audit"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
@@ -26,7 +27,7 @@ const Name = "embedded"
 
 // DirPrefix starts the name of every run's temp dir, so a leftover check can
 // find the dirs of runs that were killed.
-const DirPrefix = "admission-conformance-embedded-"
+const DirPrefix = rundir.EmbeddedPrefix
 
 // Provider starts embedded clusters.
 type Provider struct{ opts settings }
@@ -55,9 +56,9 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 			return nil, fmt.Errorf("embedded: etcd delay for replica %d, but replicas are 0 to %d", replica, o.apiservers-1)
 		}
 	}
-	dir, err := os.MkdirTemp(o.baseDir, DirPrefix)
+	dir, err := rundir.Create(o.baseDir, DirPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("embedded: create temp dir: %w", err)
+		return nil, fmt.Errorf("embedded: %w", err)
 	}
 	c := &Cluster{dir: dir, apiserverCount: o.apiservers}
 	// step is what is starting now, for the error a panic becomes: a panic
@@ -72,9 +73,6 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 			_ = c.Stop(context.Background())
 		}
 	}()
-	if err := writeOwner(dir); err != nil {
-		return nil, fmt.Errorf("embedded: %w", err)
-	}
 	log := o.logger
 	started := time.Now()
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 )
 
 // DefaultLedgerDir is where created clusters are written down:
@@ -74,7 +76,7 @@ func DeleteLeftovers(dir string, opts ...Option) ([]string, error) {
 	for _, n := range existing {
 		known[n] = true
 	}
-	tmp, err := os.MkdirTemp("", "admission-conformance-kind-cleanup-*")
+	tmp, err := rundir.Create("", rundir.KindPrefix)
 	if err != nil {
 		return nil, err
 	}

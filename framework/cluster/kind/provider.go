@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -16,6 +15,7 @@ import (
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 )
 
 // Name is the provider's name on the command line.
@@ -74,7 +74,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	dir := p.workDir
 	ownDir := dir == ""
 	if ownDir {
-		if dir, err = os.MkdirTemp("", "admission-conformance-kind-*"); err != nil {
+		if dir, err = rundir.Create("", rundir.KindPrefix); err != nil {
 			return nil, err
 		}
 	}

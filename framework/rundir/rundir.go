@@ -1,4 +1,9 @@
-package embedded
+// Package rundir makes the temp dirs a run writes (the embedded cluster's,
+// the parallel workers', kind's, image builds') and finds the ones killed
+// runs left: every dir is created with an owner file naming its process, and
+// carries one of Prefixes, so that the next run and `cleanup` remove exactly
+// the dirs whose owner is gone, whoever created them.
+package rundir
 
 import (
 	"errors"
@@ -22,6 +27,45 @@ const ownerFile = "owner.pid"
 // before it counts as left behind: a run writes the file right after
 // creating the dir, so only a run killed in between leaves such a dir.
 const ownerGrace = time.Minute
+
+// The prefixes of the dirs runs create, one per owner.
+const (
+	EmbeddedPrefix = "admission-conformance-embedded-"
+	ParallelPrefix = "admission-conformance-parallel-"
+	KindPrefix     = "admission-conformance-kind-"
+	ImagePrefix    = "admission-conformance-image-"
+)
+
+// Prefixes lists every prefix RemoveLeftovers and RemoveOwn look for. A dir
+// made with Create under another prefix would never be swept: Create refuses
+// it.
+var Prefixes = []string{EmbeddedPrefix, ParallelPrefix, KindPrefix, ImagePrefix}
+
+// Create makes a new dir in base (default: the system temp dir) whose name
+// starts with prefix (one of Prefixes), owned by this process.
+func Create(base, prefix string) (string, error) {
+	if !known(prefix) {
+		return "", fmt.Errorf("run dir prefix %q is not one of %v", prefix, Prefixes)
+	}
+	dir, err := os.MkdirTemp(base, prefix)
+	if err != nil {
+		return "", fmt.Errorf("create temp dir: %w", err)
+	}
+	if err := writeOwner(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+func known(name string) bool {
+	for _, p := range Prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // writeOwner records this process as the owner of dir.
 func writeOwner(dir string) error {
@@ -59,12 +103,12 @@ func RemoveLeftovers(base string) ([]Leftover, error) {
 	}
 	entries, err := os.ReadDir(base)
 	if err != nil {
-		return nil, fmt.Errorf("embedded: look for leftovers in %s: %w", base, err)
+		return nil, fmt.Errorf("look for leftovers in %s: %w", base, err)
 	}
 	var removed []Leftover
 	var errs []error
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), DirPrefix) {
+		if !e.IsDir() || !known(e.Name()) {
 			continue
 		}
 		dir := filepath.Join(base, e.Name())
@@ -74,7 +118,7 @@ func RemoveLeftovers(base string) ([]Leftover, error) {
 		}
 		size := dirSize(dir)
 		if err := os.RemoveAll(dir); err != nil {
-			errs = append(errs, fmt.Errorf("embedded: remove leftover %s: %w", dir, err))
+			errs = append(errs, fmt.Errorf("remove leftover %s: %w", dir, err))
 			continue
 		}
 		removed = append(removed, Leftover{Dir: dir, PID: pid, Bytes: size})
@@ -160,7 +204,7 @@ func RemoveOwn(base string) []string {
 	entries, _ := os.ReadDir(base)
 	var removed []string
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), DirPrefix) {
+		if !e.IsDir() || !known(e.Name()) {
 			continue
 		}
 		dir := filepath.Join(base, e.Name())

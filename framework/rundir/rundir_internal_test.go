@@ -1,4 +1,4 @@
-package embedded
+package rundir
 
 import (
 	"os"
@@ -30,7 +30,7 @@ func TestRemoveLeftoversRemovesOnlyDeadRunsDirs(t *testing.T) {
 		"no-owner-old":  "-",
 	}
 	for name, owner := range dirs {
-		dir := filepath.Join(base, DirPrefix+name)
+		dir := filepath.Join(base, EmbeddedPrefix+name)
 		if err := os.MkdirAll(filepath.Join(dir, "etcd"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -42,11 +42,11 @@ func TestRemoveLeftoversRemovesOnlyDeadRunsDirs(t *testing.T) {
 	}
 	old := time.Now().Add(-2 * ownerGrace)
 	for _, name := range []string{"garbage-owner", "no-owner-old"} {
-		if err := os.Chtimes(filepath.Join(base, DirPrefix+name), old, old); err != nil {
+		if err := os.Chtimes(filepath.Join(base, EmbeddedPrefix+name), old, old); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(base, DirPrefix+"a-file"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(base, EmbeddedPrefix+"a-file"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(base, "someone-elses"), 0o755); err != nil {
@@ -62,7 +62,7 @@ func TestRemoveLeftoversRemovesOnlyDeadRunsDirs(t *testing.T) {
 		got = append(got, filepath.Base(l.Dir))
 	}
 	slices.Sort(got)
-	want := []string{DirPrefix + "dead", DirPrefix + "garbage-owner", DirPrefix + "no-owner-old", DirPrefix + "recycled-pid"}
+	want := []string{EmbeddedPrefix + "dead", EmbeddedPrefix + "garbage-owner", EmbeddedPrefix + "no-owner-old", EmbeddedPrefix + "recycled-pid"}
 	if !slices.Equal(got, want) {
 		t.Errorf("removed %v, want %v", got, want)
 	}
@@ -71,7 +71,7 @@ func TestRemoveLeftoversRemovesOnlyDeadRunsDirs(t *testing.T) {
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	wantLeft := []string{DirPrefix + "a-file", DirPrefix + "live", DirPrefix + "live-old-form", DirPrefix + "no-owner", "someone-elses"}
+	wantLeft := []string{EmbeddedPrefix + "a-file", EmbeddedPrefix + "live", EmbeddedPrefix + "live-old-form", EmbeddedPrefix + "no-owner", "someone-elses"}
 	if !slices.Equal(left, wantLeft) {
 		t.Errorf("left %v, want %v", left, wantLeft)
 	}
@@ -79,5 +79,35 @@ func TestRemoveLeftoversRemovesOnlyDeadRunsDirs(t *testing.T) {
 	own := RemoveOwn(base)
 	if len(own) != 2 {
 		t.Errorf("RemoveOwn removed %v, want the two live dirs", own)
+	}
+}
+
+// TestCreateOwnsEveryPrefixAndSweepsIt: each owner's dir (the parallel
+// workers' included) is created with an owner file and swept once that
+// owner is gone; a prefix the sweep would not know is refused.
+func TestCreateOwnsEveryPrefixAndSweepsIt(t *testing.T) {
+	base := t.TempDir()
+	for _, p := range Prefixes {
+		dir, err := Create(base, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Hand the dir to a process that is gone.
+		if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte("4194305 12345\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Create(base, "someone-elses-"); err == nil {
+		t.Error("Create accepted a prefix the sweep does not know")
+	}
+	removed, err := RemoveLeftovers(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != len(Prefixes) {
+		t.Errorf("removed %v, want one dir per prefix %v", removed, Prefixes)
+	}
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Errorf("left %d entries", len(left))
 	}
 }
