@@ -9,8 +9,9 @@ package contract
 // (reference/nodeadmission), and their specs are in the reference profile.
 
 const (
-	nodeKubeletRef = "seed 004 KEP-2823 Summary (rejected pods enter a terminated state, are not deleted, and keep a specific Reason); the kubelet's pod admission (pkg/kubelet)"
-	nodePluginsRef = "reference plugin host only (reference/nodeadmission); KEP-2823 plugins are not in upstream Kubernetes"
+	nodeKubeletRef          = "seed 004 KEP-2823 Summary (rejected pods enter a terminated state, are not deleted, and keep a specific Reason); the kubelet's pod admission (pkg/kubelet)"
+	nodeDeclaredFeaturesRef = "KEP-5328 node declared features (k8s.io/component-helpers/nodedeclaredfeatures; Node.status.declaredFeatures)"
+	nodePluginsRef          = "reference plugin host only (reference/nodeadmission); KEP-2823 plugins are not in upstream Kubernetes"
 )
 
 // nodeKubeletRejectionSpecs are the specs of the kubelet's own rejections;
@@ -49,6 +50,22 @@ var _ = Register(
 		Source:  nodeKubeletRef,
 		Promise: "The kubelet records one Warning event about a rejected pod, with the rejection's Reason, from the pod's node.",
 		Specs:   nodeKubeletRejectionSpecs},
+
+	// Node declared features (NodeDeclaredFeatures, GA in 1.37): what a node
+	// publishes in status.declaredFeatures, the apiserver's and the
+	// kubelet's checks of pods and resizes against it.
+	Clause{ID: "node.declared-features.resize", Area: NodeAdmission, Optional: "NodeDeclaredFeatures",
+		Source:  nodeDeclaredFeaturesRef + "; plugin/pkg/admission/nodedeclaredfeatures (NodeDeclaredFeatureValidator, on by default)",
+		Promise: "A resize through pods/resize that needs a feature its pod's node does not list in status.declaredFeatures (a change of pod-level resources needs InPlacePodLevelResourcesVerticalScaling) is refused with 403 Forbidden naming the feature and the node, the pod left unchanged; once the node declares the feature, the same resize is admitted.",
+		Specs:   []string{"ResizeNeedsNodeDeclaredFeature"}},
+	Clause{ID: "node.declared-features.capacity", Area: NodeAdmission, Optional: "NodeDeclaredFeatures",
+		Source:  nodeDeclaredFeaturesRef + "; plugin/pkg/admission/podresize (PodResizeValidator, on by default)",
+		Promise: "A resize through pods/resize whose CPU or memory requests exceed the node's allocatable is refused with 403 Forbidden, a status cause of type NodeCapacity and a message \"node didn't have enough allocatable resources: ...\", the pod left unchanged; a resize within the allocatable is admitted.",
+		Specs:   []string{"ResizeBeyondNodeAllocatableRefused"}},
+	Clause{ID: "node.declared-features.kubelet", Area: NodeAdmission, Optional: "NodeDeclaredFeatures",
+		Source:  nodeDeclaredFeaturesRef + "; pkg/kubelet/lifecycle/handlers.go (declaredFeaturesAdmitHandler)",
+		Promise: "A pod bound to a node whose kubelet lacks a feature the pod needs (a RestartAllContainers restart rule needs RestartAllContainersOnContainerExits) is rejected by the kubelet: phase Failed, Reason PodFeatureUnsupported, message \"Pod was rejected: Pod requires node features that are not available: <features>\", one Warning event with that Reason, the pod left in place.",
+		Specs:   []string{"KubeletRejectsPodFeatureUnsupported"}},
 
 	// KEP-2823's node-local plugins: the reference plugin host only.
 	Clause{ID: "node.plugins.rejection-keeps-reason", Area: NodeAdmission,

@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"maps"
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
@@ -37,6 +38,23 @@ type Spec struct {
 	QPS float32
 	// Verbosity of the kubelets' logs.
 	Verbosity int
+	// FeatureGates are each kubelet's feature gates (name to enabled), as
+	// its --feature-gates would set them.
+	FeatureGates map[string]bool
+}
+
+// LackedFeatures are kubelet feature gates the default nodes have off, so
+// that their kubelets leave the matching features out of
+// node.status.declaredFeatures (NodeDeclaredFeatures): without a node that
+// lacks a feature, nothing can show how the apiserver's
+// NodeDeclaredFeatureValidator and the kubelet's declared-features check
+// treat a resize or a pod needing it. Both are beta and on by default from
+// 1.36, both known from 1.35; no other spec uses them.
+var LackedFeatures = map[string]bool{
+	// Resizing pod-level resources (pods/resize of spec.resources).
+	"InPlacePodLevelResourcesVerticalScaling": false,
+	// Containers' restartPolicyRules with the action RestartAllContainers.
+	"RestartAllContainersOnContainerExits": false,
 }
 
 // DefaultSpec is what the embedded provider starts unless told otherwise.
@@ -47,5 +65,6 @@ func DefaultSpec() Spec {
 		PluginHost:        true,
 		PluginTimeout:     3 * time.Second,
 		QPS:               100,
+		FeatureGates:      maps.Clone(LackedFeatures),
 	}
 }

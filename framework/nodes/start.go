@@ -98,8 +98,9 @@ func startNode(o Options, spec Spec, name string) (*node, error) {
 		MaxPods:           spec.MaxPods,
 		ExtendedResources: spec.ExtendedResources,
 		QPS:               spec.QPS, Burst: int(2 * spec.QPS),
-		Broken:    spec.Broken,
-		Verbosity: spec.Verbosity,
+		Broken:       spec.Broken,
+		Verbosity:    spec.Verbosity,
+		FeatureGates: spec.FeatureGates,
 	}
 	for k, v := range spec.Labels {
 		c.Labels[k] = v

@@ -41,6 +41,9 @@ type Config struct {
 	Broken Broken `json:"broken,omitempty"`
 	// Verbosity is the kubelet's klog level.
 	Verbosity int `json:"verbosity,omitempty"`
+	// FeatureGates are set on the kubelet's feature gates before it starts,
+	// as its --feature-gates flag would (name to enabled).
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
 }
 
 // PluginHost configures the node's KEP-2823 plugin host.

@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	fakeremote "k8s.io/cri-client/pkg/fake"
@@ -30,6 +31,11 @@ func Run(ctx context.Context, c Config) error {
 	flags, config, err := kubeletConfig(c)
 	if err != nil {
 		return fmt.Errorf("node %s: kubelet configuration: %w", c.Name, err)
+	}
+	// As the kubelet's own run() does before anything consults a gate
+	// (RunKubelet, which the hollow kubelet enters by, does not).
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(config.FeatureGates); err != nil {
+		return fmt.Errorf("node %s: feature gates: %w", c.Name, err)
 	}
 	client, heartbeat, err := clients(c, config.NodeStatusUpdateFrequency.Duration, time.Duration(config.NodeLeaseDurationSeconds)*time.Second)
 	if err != nil {

@@ -84,5 +84,9 @@ func kubeletConfig(c Config) (*options.KubeletFlags, *kubeletconfig.KubeletConfi
 	k.PodLogsDir = inDir + "logs"
 	k.KubeAPIQPS = int32(c.QPS)
 	k.KubeAPIBurst = int32(c.Burst)
+	k.FeatureGates = map[string]bool{}
+	for name, on := range c.FeatureGates {
+		k.FeatureGates[name] = on
+	}
 	return f, k, nil
 }

@@ -1,0 +1,76 @@
+package nodeadmit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+// nodeCapacityCause is the cause type PodResizeValidator gives a resize
+// beyond the node's allocatable (plugin/pkg/admission/podresize).
+const nodeCapacityCause metav1.CauseType = "NodeCapacity"
+
+var resizeBeyondAllocatable = spec.Spec{
+	ShortName: "ResizeBeyondNodeAllocatableRefused",
+	Suite:     "nodeadmit",
+	Description: "A pods/resize asking for more CPU than the pod's node can allocate is refused with 403 and a cause " +
+		"of type NodeCapacity (PodResizeValidator), while a resize within it is admitted.",
+	Features:  declaredFeaturesFeatures,
+	Profile:   spec.Extended,
+	Seed:      seedResize,
+	Isolation: bindsPodsToANode,
+}
+
+var _ = describe(resizeBeyondAllocatable, func(f *harness.Framework) {
+	ginkgo.It("admits a resize within the node's allocatable CPU and refuses one beyond it with cause NodeCapacity", func(ctx ginkgo.SpecContext) {
+		node := builtInNode(f)
+		pod := nodeadmit.Pod(f, node, "subject")
+		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}
+		pod = runningPod(ctx, f, pod)
+
+		// Within: the node's capacity is no obstacle to resizing as such.
+		_, err := resize(ctx, f, pod, containerResources(pod, cpuRequest("20m")))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a resize to 20m CPU on node %s", node)
+		expectContainerCPU(ctx, f, pod, "20m")
+
+		// Beyond: one CPU more than the node can allocate.
+		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		allocatable := n.Status.Allocatable.Cpu().MilliValue()
+		tooMuch := fmt.Sprintf("%dm", allocatable+1000)
+		_, err = resize(ctx, f, pod, containerResources(pod, cpuRequest(tooMuch)))
+		gomega.Expect(err).To(gomega.HaveOccurred(), "node %s can allocate %dm CPU, yet a resize to %s was admitted", node, allocatable, tooMuch)
+		status := expectForbidden(err)
+		gomega.Expect(status.ErrStatus.Details).NotTo(gomega.BeNil(), "status details (%v)", err)
+		var causes []metav1.CauseType
+		for _, c := range status.ErrStatus.Details.Causes {
+			causes = append(causes, c.Type)
+		}
+		gomega.Expect(causes).To(gomega.ContainElement(nodeCapacityCause), "cause types (%v)", err)
+		gomega.Expect(err.Error()).To(gomega.ContainSubstring(fmt.Sprintf(
+			"node didn't have enough allocatable resources: cpu, requested: %d, allocatable: %d", allocatable+1000, allocatable)))
+		expectContainerCPU(ctx, f, pod, "20m")
+	})
+})
+
+// containerResources is the resize of pod's one container to resources.
+func containerResources(pod *corev1.Pod, resources map[string]any) map[string]any {
+	return map[string]any{"containers": []any{map[string]any{"name": pod.Spec.Containers[0].Name, "resources": resources}}}
+}
+
+// expectContainerCPU checks the CPU request stored for pod's container.
+func expectContainerCPU(ctx context.Context, f *harness.Framework, pod *corev1.Pod, cpu string) {
+	cur, err := nodeadmit.Current(ctx, f, pod)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	got := cur.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
+	gomega.Expect(got.Cmp(resource.MustParse(cpu))).To(gomega.BeZero(), "container cpu request is %s, want %s", got.String(), cpu)
+}
