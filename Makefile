@@ -72,7 +72,8 @@ lint:
 clean:
 	rm -rf _output $(ARTIFACTS)
 
-# docs/contract.md is the contract inventory (framework/contract) rendered as
+# docs/contract.md is the contract inventory (framework/contract) and the
+# release table (framework/contract/release) rendered as
 # `run-conformance list --contract --markdown` prints it; a test fails when
 # it is out of date.
 # The mutation kit (hack/mutants): builds the harness against each mutant of

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/admission-conformance/admission-conformance/framework/contract"
+	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/hack/mutants"
 )
@@ -102,16 +103,25 @@ func TestMutantsNameExistingClausesAndSpecs(t *testing.T) {
 }
 
 // TestListContract: `list --contract` prints the inventory by area with the
-// summary line, --markdown prints docs/contract.md, and bad combinations are
-// one-line errors with exit code 2.
+// summary line, then the release table with its summary line, --markdown
+// prints docs/contract.md, and bad combinations are one-line errors with
+// exit code 2.
 func TestListContract(t *testing.T) {
 	all := contract.All()
+	rel, err := release.PinnedReport()
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := runCLI(t, "list", "--contract")
 	r.mustExit(t, 0)
-	if !strings.HasSuffix(r.stdout, "\n"+contract.SummaryLine(all)+"\n") {
-		t.Errorf("list --contract does not end with %q:\n%s", contract.SummaryLine(all), r.stdout)
+	if !strings.Contains(r.stdout, "\n"+contract.SummaryLine(all)+"\n\nRelease guard: ") {
+		t.Errorf("list --contract does not print %q before the release table:\n%s", contract.SummaryLine(all), r.stdout)
 	}
-	for _, want := range []string{string(contract.Ordering) + " (", "order.mutate-before-validate\n", "specs:    MutatingBeforeValidating\n"} {
+	if !strings.HasSuffix(r.stdout, "\n"+rel.Summary+"\n") || !strings.HasSuffix(rel.Summary, ", 0 unknown") {
+		t.Errorf("list --contract does not end with the release summary %q (0 unknown):\n%s", rel.Summary, r.stdout)
+	}
+	for _, want := range []string{string(contract.Ordering) + " (", "order.mutate-before-validate\n", "specs:    MutatingBeforeValidating\n",
+		"  ManifestBasedAdmissionControlConfig\n", "  NamespaceLifecycle\n", "  lifecycle.NewPredicateAdmitHandler\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("list --contract lacks %q", want)
 		}
@@ -129,8 +139,8 @@ func TestListContract(t *testing.T) {
 
 	r = runCLI(t, "list", "--contract", "-o", "json")
 	r.mustExit(t, 0)
-	if !strings.Contains(r.stdout, `"ID":"order.mutate-before-validate"`) {
-		t.Errorf("list --contract -o json lacks the clause:\n%s", r.stdout)
+	if !strings.Contains(r.stdout, `"ID":"order.mutate-before-validate"`) || !strings.Contains(r.stdout, `"Name":"ValidatingAdmissionWebhook"`) {
+		t.Errorf("list --contract -o json lacks the clause or the release table:\n%s", r.stdout)
 	}
 
 	for _, tc := range []struct {

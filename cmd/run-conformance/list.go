@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/admission-conformance/admission-conformance/framework/contract"
+	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -34,14 +35,19 @@ func newListCommand() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if showContract {
+				// The clause inventory, then the release table (framework/contract/release).
 				all := contract.All()
+				rel, err := release.PinnedReport()
+				if err != nil {
+					return err
+				}
 				switch {
 				case output == "json":
-					return json.NewEncoder(w).Encode(all)
+					return json.NewEncoder(w).Encode(release.ContractJSON{Clauses: all, Release: rel})
 				case markdown:
-					return contract.WriteMarkdown(w, all)
+					return release.WriteContractMarkdown(w, all, rel)
 				}
-				return contract.WriteText(w, all)
+				return release.WriteContractText(w, all, rel)
 			}
 			if showFeatures {
 				all := features.All()
@@ -79,7 +85,7 @@ func newListCommand() *cobra.Command {
 	cmd.Long = "List the specs without a cluster: suite, name, profile, the features each needs, its ISOLATION in a parallel run " +
 		"(run --parallel: '-' runs beside any spec; 'serial' runs alone; 'exclusive:S' beside no spec naming the shared state S; " +
 		"'shares:S' beside specs sharing S but not beside one holding it exclusive; -o json gives the reason) and the seed clause it checks."
-	cmd.Flags().BoolVar(&showContract, "contract", false, "list the contract inventory (clauses by area, the specs checking each) instead of the specs")
+	cmd.Flags().BoolVar(&showContract, "contract", false, "list the contract inventory (clauses by area, the specs checking each; then the release table of the pinned Kubernetes' admission gates, plugins and kubelet handlers) instead of the specs")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "with --contract: print docs/contract.md's Markdown")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
 	return cmd

@@ -1,7 +1,8 @@
 // Command contract-docs writes docs/contract.md from the contract inventory
-// (framework/contract), exactly as `run-conformance list --contract
-// --markdown` prints it, without linking the control plane. Run it through
-// `make contract-docs`.
+// (framework/contract) and the release table (framework/contract/release),
+// exactly as `run-conformance list --contract --markdown` prints it, without
+// linking the control plane (only Kubernetes' feature gates and admission
+// plugins). Run it through `make contract-docs`.
 package main
 
 import (
@@ -11,13 +12,19 @@ import (
 	"os"
 
 	"github.com/admission-conformance/admission-conformance/framework/contract"
+	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 )
 
 func main() {
 	out := flag.String("o", "docs/contract.md", "the file to write")
 	flag.Parse()
+	rel, err := release.PinnedReport()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "contract-docs:", err)
+		os.Exit(1)
+	}
 	var b bytes.Buffer
-	if err := contract.WriteMarkdown(&b, contract.All()); err != nil {
+	if err := release.WriteContractMarkdown(&b, contract.All(), rel); err != nil {
 		fmt.Fprintln(os.Stderr, "contract-docs:", err)
 		os.Exit(1)
 	}
