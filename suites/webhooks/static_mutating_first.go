@@ -42,7 +42,10 @@ var _ = harness.Describe(staticMutatingFirst, func(f *harness.Framework) {
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			api = append(api, reg.Hooks["api"])
 		}
-		static, client, err := f.Serve(fakewebhook.Mutating, "static-first", patch)
+		// The static hook labels what it mutates: its marker probe has no
+		// data for the API hooks' patch to add to.
+		static, client, err := f.Serve(fakewebhook.Mutating, "static-first", fakewebhook.Behaviour{Action: fakewebhook.Patch,
+			Patch: []fakewebhook.PatchOperation{{Op: "add", Path: "/metadata/labels/static-first", Value: "yes"}}})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		marker := "static-first-" + f.Namespace
 		writeStatic(f, cluster.StaticMutatingWebhook, "first", &admissionregistrationv1.MutatingWebhookConfiguration{
@@ -53,13 +56,14 @@ var _ = harness.Describe(staticMutatingFirst, func(f *harness.Framework) {
 				ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 					Key: probeLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{obj.Labels[probeLabel], marker}}}}}},
 		})
-		// Enforced once a probe labelled marker is mutated by the static
+		// Enforced once a probe labelled marker is labelled by the static
 		// hook (the API hooks do not select it).
 		awaitStatic(ctx, f, mutatedProbe(f, marker))
 
 		created, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, obj, dryRun)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(created.Data).To(gomega.HaveKey("mutated"))
+		gomega.Expect(created.Labels).To(gomega.HaveKeyWithValue("static-first", "yes"))
 		calls := callsTo(f, static, f.Namespace, obj.Name)
 		gomega.Expect(calls).To(gomega.HaveLen(1), "the static webhook must be called once for the object")
 		for i, hook := range api {
@@ -74,14 +78,13 @@ var _ = harness.Describe(staticMutatingFirst, func(f *harness.Framework) {
 })
 
 // mutatedProbe is enforced when a dry-run ConfigMap labelled value comes
-// back with the key the suite's mutating hooks add.
+// back with the label the static hook adds.
 func mutatedProbe(f *harness.Framework, value string) enforce.Probe {
 	return func(ctx context.Context, rc *rest.Config) (bool, error) {
 		cm, err := dryRunCreate(ctx, rc, f.Namespace, value)
 		if err != nil {
 			return false, err
 		}
-		_, ok := cm.Data["mutated"]
-		return ok, nil
+		return cm.Labels["static-first"] == "yes", nil
 	}
 }
