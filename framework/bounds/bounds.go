@@ -47,6 +47,12 @@ type Bounds struct {
 	// PolicyPropagation bounds the same for admission policies and bindings
 	// (upstream recompiles policies every second).
 	PolicyPropagation Duration `json:"policyPropagation"`
+	// StaticManifestReload bounds the time from a static manifest file
+	// appearing, changing or disappearing in an apiserver's
+	// staticManifestsDir to its enforcement on that apiserver. Upstream
+	// reloads on a filesystem notification (a few milliseconds) and polls
+	// every 60 s where notifications fail; the bound expects notifications.
+	StaticManifestReload Duration `json:"staticManifestReload"`
 	// TimingSlack is how much later than its nominal time a timed behaviour
 	// (a webhook timeout, an initializer timeout) may complete.
 	TimingSlack Duration `json:"timingSlack"`
@@ -118,6 +124,7 @@ func Defaults() Bounds {
 	return Bounds{
 		WebhookConfigPropagation:     D(time.Second),
 		PolicyPropagation:            D(2 * time.Second),
+		StaticManifestReload:         D(2 * time.Second),
 		TimingSlack:                  D(500 * time.Millisecond),
 		NodeAdmission:                D(2 * time.Second),
 		PodBinding:                   D(2 * time.Second),

@@ -82,3 +82,41 @@ func hasLabels(m *dto.Metric, want map[string]string) bool {
 	}
 	return true
 }
+
+// Sample is one series of a metric: its labels and value.
+type Sample struct {
+	Labels map[string]string
+	Value  float64
+}
+
+// Series returns every series of the metric called name whose labels include
+// want, from every config (one per apiserver replica, or one where the
+// replicas share their metrics: cluster.MetricsConfigs).
+func Series(ctx context.Context, configs []*rest.Config, name string, want map[string]string) ([]Sample, error) {
+	var out []Sample
+	for i, c := range configs {
+		families, err := scrape(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("replica %d: %w", i, err)
+		}
+		for _, m := range families[name].GetMetric() {
+			if !hasLabels(m, want) {
+				continue
+			}
+			s := Sample{Labels: map[string]string{}}
+			for _, l := range m.GetLabel() {
+				s.Labels[l.GetName()] = l.GetValue()
+			}
+			switch {
+			case m.Counter != nil:
+				s.Value = m.Counter.GetValue()
+			case m.Gauge != nil:
+				s.Value = m.Gauge.GetValue()
+			case m.Untyped != nil:
+				s.Value = m.Untyped.GetValue()
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

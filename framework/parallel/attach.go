@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 )
 
@@ -61,6 +62,11 @@ type Attach struct {
 	// whose kubelet died (WriteDeadNodes), for a cluster whose nodes the
 	// parent watches (cluster.Faults).
 	DeadNodes string `json:"deadNodes,omitempty"`
+	// StaticDirs and StaticProbes are the replicas' static admission
+	// manifest directories (on this host) and what the first requests to
+	// each replica met (cluster.StaticManifests), when the cluster has them.
+	StaticDirs   []map[cluster.StaticPlugin]string `json:"staticDirs,omitempty"`
+	StaticProbes []cluster.StaticBootProbe         `json:"staticProbes,omitempty"`
 }
 
 // Node is a node of the cluster.

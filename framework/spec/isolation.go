@@ -47,10 +47,18 @@ const (
 	// every configuration everywhere: a parallel run then treats sharing as
 	// holding.
 	InitializersState = "initializers"
+
+	// StaticManifestsState is the apiservers' static admission manifest
+	// directories (cluster.StaticManifests): one set per replica for the
+	// whole cluster, loaded all or nothing. Specs writing scoped files into
+	// them share it; a spec writing an invalid file (which makes every
+	// reload fail, so no other spec's file would be loaded) or hashing the
+	// directories holds it.
+	StaticManifestsState = "static-manifests"
 )
 
 // States lists the states Exclusive and Shares may name.
-var States = []string{NodesState, InitializersState}
+var States = []string{NodesState, InitializersState, StaticManifestsState}
 
 // IsZero reports whether the spec may run beside any other.
 func (i Isolation) IsZero() bool { return !i.Serial && len(i.Exclusive) == 0 && len(i.Shares) == 0 }

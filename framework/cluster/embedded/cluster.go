@@ -42,6 +42,11 @@ type Cluster struct {
 
 	config   *rest.Config
 	replicas []*rest.Config
+	// staticDirs are each replica's static manifest directories, and
+	// staticProbes what the first requests to each met; both empty when the
+	// apiservers run without static manifests (staticManifestsOn).
+	staticDirs   []map[cluster.StaticPlugin]string
+	staticProbes []cluster.StaticBootProbe
 
 	stopOnce sync.Once
 	stopErr  error
@@ -71,6 +76,9 @@ func (c *Cluster) Capabilities() features.Set {
 		features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks).Union(c.served)
 	if len(c.apiservers) > 1 {
 		s[features.MultipleAPIServers] = struct{}{}
+	}
+	if len(c.staticDirs) > 0 {
+		s[features.StaticAdmissionManifests] = struct{}{}
 	}
 	if c.scheduled {
 		s[features.Scheduler] = struct{}{}

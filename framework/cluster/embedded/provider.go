@@ -95,6 +95,10 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		QPS:             200,
 		Burst:           400,
 	}
+	// Static admission manifests are set up only where the apiservers will
+	// accept them: a staticManifestsDir the release does not know or has
+	// off makes the apiserver refuse to start.
+	static := staticManifestsOn(append(apiserverFlags(files, ""), o.apiserverArgs...))
 	for i := 0; i < o.apiservers; i++ {
 		name := fmt.Sprintf("kube-apiserver[%d]", i)
 		step = name
@@ -102,7 +106,16 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 			testhook.Panic(testhook.EmbeddedStart)
 		}
 		auditLog := filepath.Join(dir, fmt.Sprintf("audit-%d.log", i))
-		flags := append(apiserverFlags(files, auditLog), o.apiserverArgs...)
+		flags := apiserverFlags(files, auditLog)
+		if static {
+			dirs, flag, err := setUpStatic(dir, i)
+			if err != nil {
+				return nil, fmt.Errorf("embedded: static manifests for %s: %w", name, err)
+			}
+			c.staticDirs = append(c.staticDirs, dirs)
+			flags = append(flags, flag)
+		}
+		flags = append(flags, o.apiserverArgs...)
 		tb := &componentTB{name: name, tempDir: dir, log: o.componentLog}
 		etcdURL := c.etcd.clientURL
 		if delay, ok := o.etcdDelays[i]; ok {
@@ -121,6 +134,15 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		a.auditLog = auditLog
 		c.apiservers = append(c.apiservers, a)
 		c.replicas = append(c.replicas, a.restConfig(baseConfig))
+		if static {
+			// The first requests this replica serves, before anything else
+			// (the next replica, the load balancer, the controllers) runs.
+			probe, err := bootProbe(ctx, c.replicas[i])
+			if err != nil {
+				return nil, fmt.Errorf("embedded: static manifests boot probe of %s: %w", name, err)
+			}
+			c.staticProbes = append(c.staticProbes, probe)
+		}
 		log.V(1).Info("apiserver ready", "replica", i, "elapsed", time.Since(started))
 	}
 

@@ -63,6 +63,9 @@ func Describe(env *harness.Env, webhookHosts []string, relay *parallel.Relay) (p
 	if s, ok := c.(cluster.SharedMetrics); ok {
 		a.MetricsShared = s.MetricsShared()
 	}
+	if s, ok := c.(cluster.StaticManifests); ok {
+		a.StaticDirs, a.StaticProbes = s.StaticManifestDirs(), s.StaticBootProbes()
+	}
 	if h, ok := c.(cluster.WebhookHost); ok {
 		a.WebhookHost = h.WebhookHost()
 	}
@@ -131,6 +134,12 @@ func (c *Cluster) Stop(context.Context) error { return nil }
 // MetricsShared implements cluster.SharedMetrics.
 func (c *Cluster) MetricsShared() bool { return c.a.MetricsShared }
 
+// StaticManifestDirs implements cluster.StaticManifests.
+func (c *Cluster) StaticManifestDirs() []map[cluster.StaticPlugin]string { return c.a.StaticDirs }
+
+// StaticBootProbes implements cluster.StaticManifests.
+func (c *Cluster) StaticBootProbes() []cluster.StaticBootProbe { return c.a.StaticProbes }
+
 // NodePluginHost implements nodes.PluginHosts.
 func (c *Cluster) NodePluginHost(node string) (nodes.PluginHost, bool) {
 	h, ok := c.a.PluginHosts[node]
@@ -154,11 +163,12 @@ func (c *Cluster) DeadNodes() map[string]error {
 }
 
 var (
-	_ cluster.Faults        = (*Cluster)(nil)
-	_ cluster.Cluster       = (*Cluster)(nil)
-	_ cluster.SharedMetrics = (*Cluster)(nil)
-	_ nodes.PluginHosts     = (*Cluster)(nil)
-	_ cluster.AuditLog      = auditCluster{}
+	_ cluster.Faults          = (*Cluster)(nil)
+	_ cluster.Cluster         = (*Cluster)(nil)
+	_ cluster.SharedMetrics   = (*Cluster)(nil)
+	_ cluster.StaticManifests = (*Cluster)(nil)
+	_ nodes.PluginHosts       = (*Cluster)(nil)
+	_ cluster.AuditLog        = auditCluster{}
 )
 
 // Env makes a worker's environment from a: the parent's cluster and a fake

@@ -1,0 +1,148 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/enforce"
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/metrics"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/framework/staticmanifest"
+)
+
+var staticInvalidReload = spec.Spec{
+	ShortName: "StaticInvalidReloadKeepsPrevious",
+	Suite:     "webhooks",
+	Description: "A static manifest that fails validation (a service clientConfig, a paramKind, a name without the " +
+		".static.k8s.io suffix, a binding to a missing policy) leaves the previous set enforced on every replica, counts a " +
+		"failed reload, and the last-config hash stays the hash of the last good files.",
+	Features: []features.Name{features.StaticAdmissionManifests, features.APIServerMetrics},
+	Profile:  spec.Extended,
+	Seed:     staticSeed,
+	Isolation: spec.Isolation{Exclusive: []string{spec.StaticManifestsState},
+		Reason: "an invalid file makes every reload of its directory fail (no other spec's file would load) and the spec hashes whole directories"},
+}
+
+const (
+	reloadsMetric    = "apiserver_manifest_admission_config_controller_automatic_reloads_total"
+	lastConfigMetric = "apiserver_manifest_admission_config_controller_last_config_info"
+)
+
+// invalidCase is a file that fails one of the loader's checks.
+type invalidCase struct {
+	name   string
+	plugin cluster.StaticPlugin
+	objs   func(f *harness.Framework) []runtime.Object
+}
+
+var invalidCases = []invalidCase{
+	{"a webhook with a service clientConfig", cluster.StaticValidatingWebhook, func(f *harness.Framework) []runtime.Object {
+		return []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "bad")},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "bad." + f.Namespace + ".admission-conformance.io",
+				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: f.Namespace, Name: "svc"}},
+				Rules:        configMapRules(), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
+				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
+		}}
+	}},
+	{"a policy with a paramKind", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
+		objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy).Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
+		return objs
+	}},
+	{"a policy whose name lacks the suffix", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
+		p := objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy)
+		p.Name = "bad." + f.Namespace + ".example.com"
+		// The binding must not be the broken part: it is left out.
+		return objs[:1]
+	}},
+	{"a binding to a missing policy", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+		return staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")[1:]
+	}},
+}
+
+// failures sums the failed reloads of plugin per apiserver (the
+// apiserver_id_hash label), and returns the apiservers that ever loaded it.
+func failures(ctx context.Context, f *harness.Framework, plugin cluster.StaticPlugin) (map[string]float64, error) {
+	samples, err := metrics.Series(ctx, cluster.MetricsConfigs(f.Env.Cluster), reloadsMetric, map[string]string{"plugin": string(plugin)})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, s := range samples {
+		id := s.Labels["apiserver_id_hash"]
+		if s.Labels["status"] == "failure" {
+			out[id] += s.Value
+		} else if _, ok := out[id]; !ok {
+			out[id] = 0
+		}
+	}
+	return out, nil
+}
+
+var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
+	for _, c := range invalidCases {
+		ginkgo.It(c.name+" leaves the previous set enforced and counts a failed reload", func(ctx ginkgo.SpecContext) {
+			dirs := staticDirs(f)
+			good := "good-" + f.Namespace
+			message := "static previous set " + f.Namespace
+			goodObjs := staticDenyPolicy(f, "good", good, message)
+			if c.plugin == cluster.StaticValidatingWebhook {
+				hook, client, err := f.Serve(fakewebhook.Validating, "static-good", fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: message})
+				gomega.Expect(err).NotTo(gomega.HaveOccurred())
+				goodObjs = []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
+					ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "good")},
+					Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: hook.FullName, ClientConfig: client, Rules: configMapRules(),
+						FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
+						AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f),
+						ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: good}}}},
+				}}
+			}
+			writeStatic(f, c.plugin, "good", goodObjs...)
+			awaitStatic(ctx, f, deniedProbe(f, good, message))
+			goodHash, err := staticmanifest.Hash(dirs[0][c.plugin])
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			before, err := failures(ctx, f, c.plugin)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(before).NotTo(gomega.BeEmpty(), "%s must report reloads of %s", reloadsMetric, c.plugin)
+
+			writeStatic(f, c.plugin, "bad", c.objs(f)...)
+			gomega.Eventually(ctx, func(ctx context.Context) (map[string]float64, error) {
+				after, err := failures(ctx, f, c.plugin)
+				if err != nil {
+					return nil, err
+				}
+				for id, n := range after {
+					after[id] = n - before[id]
+				}
+				return after, nil
+			}).WithTimeout(f.Bounds.StaticManifestReload.Duration).WithPolling(f.Bounds.PollInterval.Duration).
+				Should(gomega.And(gomega.HaveLen(len(before)), gomega.HaveEach(gomega.BeNumerically(">=", 1))),
+					"every apiserver must count a failed reload of %s (%s{status=failure})", c.plugin, reloadsMetric)
+
+			_, err = enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, 0, f.Bounds.PollInterval.Duration, deniedProbe(f, good, message))
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the previous set must stay enforced on every replica after a failed reload")
+
+			hashes, err := metrics.Series(ctx, cluster.MetricsConfigs(f.Env.Cluster), lastConfigMetric, map[string]string{"plugin": string(c.plugin)})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(hashes).NotTo(gomega.BeEmpty(), "%s must report %s", lastConfigMetric, c.plugin)
+			for _, h := range hashes {
+				gomega.Expect(h.Labels["hash"]).To(gomega.Equal(goodHash),
+					fmt.Sprintf("%s must stay the hash of the last good files", lastConfigMetric))
+			}
+		})
+	}
+})
