@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 )
@@ -81,24 +82,23 @@ func (k configurationKind) create(ctx context.Context, f *harness.Framework) (st
 	if _, err := api.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		return name, fmt.Errorf("create %s: %w", k.resource, err)
 	}
-	ginkgo.DeferCleanup(ignoreNotFound, api.Delete, name)
+	ginkgo.DeferCleanup(ignoreNotFound, func(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+		return api.Delete(ctx, name, opts)
+	}, name)
 	return name, nil
 }
 
-// lifecycle creates, updates and deletes an object of kind labelled as a
-// target, and returns the first error.
+// lifecycle creates, updates (a merge patch) and deletes an object of kind
+// labelled as a target, and returns the first error.
 func (k configurationKind) lifecycle(ctx context.Context, f *harness.Framework) error {
 	name, err := k.create(ctx, f)
 	if err != nil {
 		return err
 	}
 	api := f.Dynamic.Resource(admissionregistrationv1.SchemeGroupVersion.WithResource(k.resource))
-	cur, err := api.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("get %s: %w", k.resource, err)
-	}
-	cur.SetAnnotations(map[string]string{"updated": "yes"})
-	if _, err := api.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+	// A merge patch is an UPDATE to admission, and does not conflict with
+	// the status the policy controller writes meanwhile.
+	if _, err := api.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"annotations":{"updated":"yes"}}}`), metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("update %s: %w", k.resource, err)
 	}
 	if err := api.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
