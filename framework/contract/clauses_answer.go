@@ -2,7 +2,8 @@ package contract
 
 // What the apiserver does with a webhook's answer beyond allowed and patch
 // (admission.k8s.io/v1 AdmissionResponse). Pinned to k8s.io/apiserver
-// v0.36.3 pkg/admission/plugin/webhook/{request,errors,mutating,validating}.
+// v0.37.2 pkg/admission/plugin/webhook/{request,errors,mutating,validating}
+// (from v0.36.3 only the objects moved behind VersionedAttributes' LazyObject).
 
 const respRef = "admission.k8s.io/v1 AdmissionResponse"
 

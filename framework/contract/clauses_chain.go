@@ -1,8 +1,8 @@
 package contract
 
 // The admission chain itself (seeds 000, 001, 003): the first denial ends
-// it, and the compiled plugins around the webhooks. kube-apiserver v1.36's
-// chain: k8s.io/kubernetes pkg/kubeapiserver/options/plugins.go
+// it, and the compiled plugins around the webhooks. kube-apiserver v1.37's
+// chain: k8s.io/kubernetes v1.37.2 pkg/kubeapiserver/options/plugins.go
 // AllOrderedPlugins, k8s.io/apiserver pkg/admission/chain.go.
 
 var _ = Register(

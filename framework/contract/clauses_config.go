@@ -2,9 +2,11 @@ package contract
 
 // The configuration API itself: the defaults the apiserver applies to
 // webhook configurations and admission policies, and the objects it must
-// refuse. Pinned to k8s.io/kubernetes v1.36.3
+// refuse. Pinned to k8s.io/kubernetes v1.37.2
 // pkg/apis/admissionregistration/v1/defaults.go and
-// pkg/apis/admissionregistration/validation/validation.go.
+// pkg/apis/admissionregistration/validation/validation.go (both as in
+// v1.36.3). The names reserved for static configurations (.static.k8s.io)
+// are the static area's.
 
 const (
 	whRef   = "admissionregistration.k8s.io/v1 MutatingWebhook and ValidatingWebhook"

@@ -3,7 +3,7 @@ package contract
 // Failure policies and timeouts: what the apiserver does when a webhook call
 // fails (seed 002 ExternalAdmissionHook.FailurePolicy and its fail-open
 // handling), which answers count as a failed call, and how long a call may
-// take. Pinned to k8s.io/apiserver v0.36.3
+// take. Pinned to k8s.io/apiserver v0.37.2
 // pkg/admission/plugin/webhook/{mutating,validating,request}.
 
 const failureWebhookRef = "admissionregistration.k8s.io/v1 {Mutating,Validating}Webhook"

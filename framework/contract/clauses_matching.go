@@ -3,9 +3,9 @@ package contract
 // Which requests a webhook is called for: rules (operations, groups,
 // versions, resources with their wildcards, scope), namespace and object
 // selectors, matchPolicy, CEL matchConditions, the exemption of the
-// configurations themselves and dry runs (seed 002 RuleWithVerbs and
-// ExternalAdmissionHook). Pinned to k8s.io/apiserver v0.36.3
-// pkg/admission/plugin/webhook/{predicates,generic}.
+// configurations themselves, the review resources no webhook is called for
+// (1.37) and dry runs (seed 002 RuleWithVerbs and ExternalAdmissionHook).
+// Pinned to k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/{predicates,generic}.
 
 const matchingWebhookRef = "admissionregistration.k8s.io/v1 {Mutating,Validating}Webhook"
 
@@ -16,7 +16,7 @@ var _ = Register(
 		Specs:   []string{"MatchingOperations"}},
 	Clause{ID: "matching.resources-wildcards", Area: Matching,
 		Source:  matchingWebhookRef + ".rules[].resources; seed 002 Rule.Resources",
-		Promise: "Rules match resources with the documented wildcards: 'pods' is pods only, 'pods/*' every subresource of pods (and, in kube-apiserver, pods itself), '*/scale' every scale subresource, '*' every resource but no subresource, '*/*' every resource and subresource.",
+		Promise: "Rules match resources with the documented wildcards: 'pods' is pods only, 'pods/*' every subresource of pods (and, in kube-apiserver, pods itself), '*/scale' every scale subresource, '*' every resource but no subresource, '*/*' every resource and subresource (but for the admission configurations, matching.configurations-exempt, and, from 1.37, the review resources, matching.review-resources-excluded).",
 		Specs:   []string{"MatchingResourcesAndWildcards"}},
 	Clause{ID: "matching.scope", Area: Matching,
 		Source:  matchingWebhookRef + ".rules[].scope",
@@ -39,9 +39,25 @@ var _ = Register(
 		Promise: "A webhook with CEL matchConditions is called only for requests for which every condition is true.",
 		Specs:   []string{"MatchingConditions"}},
 	Clause{ID: "matching.configurations-exempt", Area: Matching,
-		Source:  matchingWebhookRef + ".rules (webhooks are never called for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects); seed 002 Goals (do not block the entire cluster)",
-		Promise: "Webhooks are not called for requests on webhook configurations: a webhook denying everything cannot stop configurations from being created, updated or deleted, so a broken webhook can always be removed.",
-		Specs:   []string{"WebhooksCannotBlockWebhookConfigurations"}},
+		Source: "k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/predicates/rules IsExemptAdmissionConfigurationResource (webhooks: the six admissionregistration.k8s.io kinds) " +
+			"and pkg/admission/plugin/policy/generic admissionResources (policies: the four policy kinds); seed 002 Goals (do not block the entire cluster)",
+		Promise: "Webhooks registered through the API are not called for requests on ValidatingWebhookConfigurations, MutatingWebhookConfigurations, " +
+			"ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their bindings, and policies registered through the API are not evaluated for the four policy kinds " +
+			"(they are for webhook configurations): a webhook or policy denying everything cannot stop these objects from being created, updated or deleted, " +
+			"so a broken one can always be removed. Static (manifest-based) webhooks and policies are called for them (static.called-for-configurations).",
+		Specs: []string{"WebhooksCannotBlockWebhookConfigurations", "PoliciesCannotBlockPolicies", "MutatingPoliciesCannotBeBlocked"}},
+	Clause{ID: "matching.review-resources-excluded", Area: Matching, Optional: "WebhookVirtualResourcesExcluded",
+		Source: "k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/generic/webhook.go isExcludedFromAllHooks (gate ExcludeAdmissionWebhookVirtualResources, beta and on in 1.37); " +
+			"k8s.io/kubernetes v1.37.2 pkg/kubeapiserver/admission/exclusion Excluded()",
+		Promise: "No webhook, whatever its rules, is called for tokenreviews and selfsubjectreviews (authentication.k8s.io) or subjectaccessreviews, selfsubjectaccessreviews, " +
+			"selfsubjectrulesreviews and localsubjectaccessreviews (authorization.k8s.io): a Fail webhook on */* whose server is down blocks none of them while it rejects a ConfigMap.",
+		Specs: []string{"WebhooksSkipReviewResources"}},
+	Clause{ID: "matching.review-resources-warning", Area: Matching, Optional: "WebhookVirtualResourcesExcluded",
+		Source: "k8s.io/kubernetes v1.37.2 pkg/registry/admissionregistration/{validating,mutating}webhookconfiguration/strategy.go WarningsOnCreate, WarningsOnUpdate; " +
+			"pkg/apis/admissionregistration/validation/warnings.go",
+		Promise: "Creating or updating a webhook configuration whose rule names an excluded review resource (group and resource both explicit, no '*') answers with one warning per resource and rule: " +
+			"\"webhooks[i].rules[j]: <resource>.<group> is excluded from admission webhooks; this rule will have no effect\".",
+		Specs: []string{"WebhooksSkipReviewResources"}},
 	Clause{ID: "matching.dry-run", Area: Matching,
 		Source:  matchingWebhookRef + ".sideEffects; admission.k8s.io/v1 AdmissionRequest.dryRun; seed 002 ExternalAdmissionHook (dry runs included)",
 		Promise: "A dry-run request reaches the webhooks it matches that declare sideEffects None or NoneOnDryRun, with dryRun true, and nothing is stored; v1 refuses webhooks declaring sideEffects Unknown or Some.",

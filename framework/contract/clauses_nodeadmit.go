@@ -1,7 +1,7 @@
 package contract
 
 // Node-side pod admission (seed 004, KEP-2823). The node.rejection-* clauses
-// are the upstream kubelet's (k8s.io/kubernetes v1.36.3 pkg/kubelet,
+// are the upstream kubelet's (k8s.io/kubernetes v1.37.2 pkg/kubelet,
 // pkg/kubelet/lifecycle): a pod bound to a node it cannot run on is rejected
 // with a specific Reason, and KEP-2823 builds on that. KEP-2823's node-local
 // admission plugins have no upstream implementation: the node.plugins.*

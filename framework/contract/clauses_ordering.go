@@ -4,8 +4,8 @@ package contract
 // order of mutating webhooks and configurations, reinvocation, validators
 // seeing the final object, the REST strategy between the two phases, the
 // compiled plugins and the CEL policies around the webhooks, and the DELETE
-// and CONNECT flows (seeds 000, 001, 003; kube-apiserver v1.36's chain,
-// k8s.io/kubernetes pkg/kubeapiserver/options/plugins.go AllOrderedPlugins).
+// and CONNECT flows (seeds 000, 001, 003; kube-apiserver v1.37's chain,
+// k8s.io/kubernetes v1.37.2 pkg/kubeapiserver/options/plugins.go AllOrderedPlugins).
 // The chain's own clauses (a denial stops it, NamespaceLifecycle,
 // PodSecurity) are in clauses_chain.go.
 

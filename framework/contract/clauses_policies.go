@@ -3,7 +3,7 @@ package contract
 // CEL admission policies beyond their propagation (ValidatingAdmissionPolicy,
 // MutatingAdmissionPolicy): what the apiserver does with a policy's
 // validations, failures, params, variables, messages, audit annotations,
-// matching, mutations and reinvocation. Pinned to k8s.io/apiserver v0.36.3
+// matching, mutations and reinvocation. Pinned to k8s.io/apiserver v0.37.2
 // pkg/admission/plugin/policy/{validating,mutating,generic}.
 
 const (
@@ -29,6 +29,10 @@ var _ = Register(
 	Clause{ID: "policy.audit.validation-failure", Area: CELPolicies, Source: vpbRef + ".spec.validationActions (Audit)", Optional: "AuditLog",
 		Promise: "A failed validation under Audit (alone, with Warn or with Deny) annotates the request's audit event validation.policy.admission.k8s.io/validation_failure with a JSON list naming message, policy, binding, the failing expression's index and the binding's actions; a passing request is not annotated.",
 		Specs:   []string{"PolicyAuditAnnotations"}},
+	Clause{ID: "policy.audit.several-bindings", Area: CELPolicies, Optional: "AuditLog",
+		Source:  vpbRef + ".spec.validationActions (Audit); k8s.io/apiserver v0.37.2 pkg/admission/plugin/policy/validating/dispatcher.go publishValidationFailureAnnotations (kubernetes PR 140001: 1.36 kept only the first failure)",
+		Promise: "When the Audit bindings of several policies, or several Audit bindings of one policy, fail on one request, the one validation_failure annotation lists every failure, each naming its message, policy, binding, expression index and actions.",
+		Specs:   []string{"PolicyAuditSeveralBindings"}},
 	Clause{ID: "policy.validation-actions.exclusive", Area: CELPolicies, Source: vpbRef + ".spec.validationActions",
 		Promise: "A binding with both Deny and Warn is refused (422 on spec.validationActions).",
 		Specs:   []string{"PolicyValidationActions"}},

@@ -2,7 +2,7 @@ package contract
 
 // What an AdmissionReview request carries, for every operation (seed 001's
 // Attributes; admission.k8s.io/v1 AdmissionRequest). Pinned to
-// k8s.io/apiserver v0.36.3 pkg/admission/plugin/webhook/request and the
+// k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/request and the
 // endpoint handlers that build the admission attributes.
 
 const reqRef = "admission.k8s.io/v1 AdmissionRequest"

@@ -38,14 +38,16 @@ type validationFailure struct {
 	ValidationActions []string `json:"validationActions"`
 }
 
+// failures decodes the validation_failure annotation, which must be there.
+func failures(ann map[string]string) []validationFailure {
+	gomega.ExpectWithOffset(1, ann).To(gomega.HaveKey(validationFailureKey), "validationActions Audit must annotate the audit event")
+	var out []validationFailure
+	gomega.ExpectWithOffset(1, json.Unmarshal([]byte(ann[validationFailureKey]), &out)).To(gomega.Succeed(),
+		"%s must be a JSON list, got %s", validationFailureKey, ann[validationFailureKey])
+	return out
+}
+
 var _ = harness.Describe(policyAuditAnnotations, func(f *harness.Framework) {
-	failures := func(ann map[string]string) []validationFailure {
-		gomega.ExpectWithOffset(1, ann).To(gomega.HaveKey(validationFailureKey), "validationActions Audit must annotate the audit event")
-		var out []validationFailure
-		gomega.ExpectWithOffset(1, json.Unmarshal([]byte(ann[validationFailureKey]), &out)).To(gomega.Succeed(),
-			"%s must be a JSON list, got %s", validationFailureKey, ann[validationFailureKey])
-		return out
-	}
 	s := admissionregistrationv1.ValidatingAdmissionPolicySpec{
 		FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 		Validations: []admissionregistrationv1.Validation{
