@@ -74,9 +74,9 @@ var invalidCases = []invalidCase{
 	}},
 }
 
-// failures sums the failed reloads of plugin per apiserver (the
+// failedReloads sums the failed reloads of plugin per apiserver (the
 // apiserver_id_hash label), and returns the apiservers that ever loaded it.
-func failures(ctx context.Context, f *harness.Framework, plugin cluster.StaticPlugin) (map[string]float64, error) {
+func failedReloads(ctx context.Context, f *harness.Framework, plugin cluster.StaticPlugin) (map[string]float64, error) {
 	samples, err := metrics.Series(ctx, cluster.MetricsConfigs(f.Env.Cluster), reloadsMetric, map[string]string{"plugin": string(plugin)})
 	if err != nil {
 		return nil, err
@@ -115,13 +115,13 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 			awaitStatic(ctx, f, deniedProbe(f, good, message))
 			goodHash, err := staticmanifest.Hash(dirs[0][c.plugin])
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			before, err := failures(ctx, f, c.plugin)
+			before, err := failedReloads(ctx, f, c.plugin)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(before).NotTo(gomega.BeEmpty(), "%s must report reloads of %s", reloadsMetric, c.plugin)
 
 			writeStatic(f, c.plugin, "bad", c.objs(f)...)
 			gomega.Eventually(ctx, func(ctx context.Context) (map[string]float64, error) {
-				after, err := failures(ctx, f, c.plugin)
+				after, err := failedReloads(ctx, f, c.plugin)
 				if err != nil {
 					return nil, err
 				}
