@@ -57,7 +57,6 @@ const (
 	StaticAdmissionManifests        Name = "StaticAdmissionManifests"
 	WebhookVirtualResourcesExcluded Name = "WebhookVirtualResourcesExcluded"
 	NodeDeclaredFeatures            Name = "NodeDeclaredFeatures"
-	WebhookRoundTripLoadBalancing   Name = "WebhookRoundTripLoadBalancing"
 	// A 1.37 fix, not a gate: kube-apiserver 1.36 records only the first
 	// Audit failure of a request (kubernetes PR 140001).
 	PolicyAuditAllFailures Name = "PolicyAuditAllFailures"
@@ -86,8 +85,6 @@ var registry = map[Name]Feature{
 		Description: "webhooks are never called for the authentication and authorization review resources (gate ExcludeAdmissionWebhookVirtualResources, beta and on by default in 1.37)"},
 	NodeDeclaredFeatures: {Since: "1.37",
 		Description: "nodes declare their features, admission (NodeDeclaredFeatureValidator, PodResizeValidator) and the kubelet check pods against them (gate NodeDeclaredFeatures, GA in 1.37)"},
-	WebhookRoundTripLoadBalancing: {Since: "1.37", ProviderSetUp: true,
-		Description: "service webhooks pick an endpoint per request (gate WebhookRoundTripLoadBalancing, beta in 1.37; needs --enable-aggregator-routing and endpoints the apiservers reach)"},
 	PolicyAuditAllFailures: {Since: "1.37",
 		Description: "every Audit failure of a request's ValidatingAdmissionPolicy bindings is in its one validation_failure audit annotation (kubernetes PR 140001, no gate; 1.36 and older keep only the first)"},
 }

@@ -113,7 +113,7 @@ var Table = []Entry{
 	mapped(Gate, "SupplementalGroupsPolicy", "node.rejection-reason"),
 	outOfScope(Gate, "TaintTolerationComparisonOperators", "Alpha and off: lets tolerations compare values in the kubelet's taint predicate and eviction handler; which tolerations match is scheduling API, while how an untolerated taint is reported is node.rejection-*."),
 	outOfScope(Gate, "VolumeAttributesClass", "StorageObjectInUseProtection adds its finalizer to VolumeAttributesClasses; storage, not admission extensions."),
-	notObservable(Gate, "WebhookRoundTripLoadBalancing", "Service webhooks pick an endpoint per request only with --enable-aggregator-routing and several endpoints the apiserver reaches; the harness's fake webhook is one server reached by URL from an embedded control plane with no pod network, so the choice cannot be seen here."),
+	notObservable(Gate, "WebhookRoundTripLoadBalancing", "Service webhooks pick an endpoint per request only with --enable-aggregator-routing and several endpoints the apiserver reaches: the embedded control plane has no pod network and EndpointSlices refuse loopback addresses, so its fake webhook is one server reached by URL and the choice cannot be seen; on kind two webhook pods behind one Service would show it, which the harness does not run yet."),
 	notObservable(Gate, "WindowsGracefulNodeShutdown", "Its admission side is the Windows node shutdown handler's, and the harness's nodes are Linux hollow kubelets that never shut down."),
 
 	// kube-apiserver admission plugins.
