@@ -43,15 +43,7 @@ func configurationProbe(message string, create func(ctx context.Context, client 
 		if err != nil {
 			return false, err
 		}
-		err = create(ctx, client)
-		switch {
-		case err == nil:
-			return false, nil
-		case deniedWith(err, message):
-			return true, nil
-		default:
-			return false, err
-		}
+		return denial(create(ctx, client), message)
 	}
 }
 

@@ -97,14 +97,11 @@ func namespaceSelector(f *harness.Framework) *metav1.LabelSelector {
 func deniedProbe(f *harness.Framework, value, message string) enforce.Probe {
 	return func(ctx context.Context, rc *rest.Config) (bool, error) {
 		_, err := dryRunCreate(ctx, rc, f.Namespace, value)
-		switch {
-		case err == nil:
-			return false, nil
-		case deniedWith(err, message):
-			return true, nil
-		default:
+		denied, err := denial(err, message)
+		if err != nil {
 			return false, fmt.Errorf("probe %s: %w", value, err)
 		}
+		return denied, nil
 	}
 }
 
@@ -113,14 +110,24 @@ func deniedProbe(f *harness.Framework, value, message string) enforce.Probe {
 func allowedProbe(f *harness.Framework, value, message string) enforce.Probe {
 	return func(ctx context.Context, rc *rest.Config) (bool, error) {
 		_, err := dryRunCreate(ctx, rc, f.Namespace, value)
-		switch {
-		case err == nil:
-			return true, nil
-		case deniedWith(err, message):
-			return false, nil
-		default:
+		denied, err := denial(err, message)
+		if err != nil {
 			return false, fmt.Errorf("probe %s: %w", value, err)
 		}
+		return !denied, nil
+	}
+}
+
+// denial tells a request's outcome apart: allowed (false, nil), denied with
+// message (true, nil), or anything else (the error).
+func denial(err error, message string) (bool, error) {
+	switch {
+	case err == nil:
+		return false, nil
+	case deniedWith(err, message):
+		return true, nil
+	default:
+		return false, err
 	}
 }
 
