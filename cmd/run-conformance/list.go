@@ -9,13 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/admission-conformance/admission-conformance/framework/contract"
+	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
 func newListCommand() *cobra.Command {
-	var showFeatures, showContract, markdown bool
+	var showFeatures, showContract, showCoverage, markdown bool
 	var output string
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -28,12 +29,23 @@ func newListCommand() *cobra.Command {
 			switch {
 			case showFeatures && showContract:
 				return usageError("--features and --contract list different things: give one")
+			case showCoverage && !showContract:
+				return usageError("--coverage goes with --contract")
+			case showCoverage && markdown:
+				return usageError("--coverage prints a table or json, not markdown")
 			case markdown && !showContract:
 				return usageError("--markdown goes with --contract")
 			case markdown && output == "json":
 				return usageError("--markdown and --output json exclude each other")
 			}
 			w := cmd.OutOrStdout()
+			if showCoverage {
+				// The field inventory of the admission API (framework/contract/fields).
+				if output == "json" {
+					return json.NewEncoder(w).Encode(fields.Report())
+				}
+				return fields.WriteText(w)
+			}
 			if showContract {
 				// The clause inventory, then the release table (framework/contract/release).
 				all := contract.All()
@@ -86,6 +98,7 @@ func newListCommand() *cobra.Command {
 		"(run --parallel: '-' runs beside any spec; 'serial' runs alone; 'exclusive:S' beside no spec naming the shared state S; " +
 		"'shares:S' beside specs sharing S but not beside one holding it exclusive; -o json gives the reason) and the seed clause it checks."
 	cmd.Flags().BoolVar(&showContract, "contract", false, "list the contract inventory (clauses by area, the specs checking each; then the release table of the pinned Kubernetes' admission gates, plugins and kubelet handlers) instead of the specs")
+	cmd.Flags().BoolVar(&showCoverage, "coverage", false, "with --contract: the field inventory of the admission API instead (every field path of the webhook configurations, policies, bindings, AdmissionRequest and AdmissionResponse, from the pinned k8s.io/api, with the clauses checking it, its gap or why it is out of scope)")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "with --contract: print docs/contract.md's Markdown")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
 	return cmd

@@ -9,10 +9,10 @@ const respRef = "admission.k8s.io/v1 AdmissionResponse"
 
 var _ = Register(
 	Clause{ID: "answer.denial.status", Area: WebhookAnswer, Source: "seed 001 Background (a rejected request propagates why it failed); " + respRef + ".status",
-		Promise: "A denial reaches the client with the webhook's HTTP code, reason and details, and the message \"admission webhook \\\"<name>\\\" denied the request: <message>\"; nothing is stored.",
+		Promise: "A denial reaches the client with the webhook's HTTP code, reason and details (name, group, kind, uid, retryAfterSeconds and causes, unchanged), and the message \"admission webhook \\\"<name>\\\" denied the request: <message>\"; nothing is stored.",
 		Specs:   []string{"WebhookDenialStatus"}},
 	Clause{ID: "answer.denial.fallbacks", Area: WebhookAnswer, Source: respRef + ".status",
-		Promise: "A denial without a message is explained by its reason, one with neither says \"without explanation\", and a code below 400 (or none) becomes 400.",
+		Promise: "A denial without a message is explained by its reason, one with neither says \"without explanation\", a code below 400 (or none) becomes 400, and a status Success (or none) becomes Failure.",
 		Specs:   []string{"WebhookDenialStatus"}},
 	Clause{ID: "answer.patch-needs-patch-type", Area: WebhookAnswer, Source: respRef + ".patch, patchType",
 		Promise: "A v1 answer with a patch and no patchType, or a patchType and no patch, is a failed call: failurePolicy Fail rejects with 500 naming the fault, Ignore admits without the patch.",

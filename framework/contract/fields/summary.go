@@ -1,0 +1,118 @@
+package fields
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Validate checks a decision's own shape: out of scope and covered are
+// exclusive, and a decision says something.
+func (d Decision) Validate() error {
+	switch {
+	case d.OutOfScope != "" && (len(d.Clauses) > 0 || d.Gap != ""):
+		return errors.New("OutOfScope excludes Clauses and Gap")
+	case d.OutOfScope == "" && len(d.Clauses) == 0 && d.Gap == "":
+		return errors.New("a decision needs Clauses, a Gap or OutOfScope")
+	}
+	return nil
+}
+
+// Summary counts the inventory by decision.
+type Summary struct {
+	Paths int
+	// Mapped paths have clauses; WithGap of them also name a gap.
+	Mapped, WithGap int
+	// OnlyGap paths have a gap and no clause: nothing checks them yet.
+	OnlyGap    int
+	OutOfScope int
+	Unmapped   int
+}
+
+// Summarize counts the pinned inventory against the table.
+func Summarize() Summary {
+	var s Summary
+	for _, p := range Inventory() {
+		s.Paths++
+		d, ok := Table[string(p)]
+		switch {
+		case !ok:
+			s.Unmapped++
+		case d.OutOfScope != "":
+			s.OutOfScope++
+		case len(d.Clauses) > 0:
+			s.Mapped++
+			if d.Gap != "" {
+				s.WithGap++
+			}
+		default:
+			s.OnlyGap++
+		}
+	}
+	return s
+}
+
+// Line is the summary in one line.
+func (s Summary) Line() string {
+	return fmt.Sprintf("%d field paths: %d mapped to clauses (%d of them with a gap), %d with only a gap, %d out of scope, %d unmapped",
+		s.Paths, s.Mapped, s.WithGap, s.OnlyGap, s.OutOfScope, s.Unmapped)
+}
+
+// WriteText prints the table by root: each path with its clauses, gap or
+// reason, then the summary line.
+func WriteText(w io.Writer) error {
+	var b strings.Builder
+	root := ""
+	for _, p := range Inventory() {
+		if p.Root() != root {
+			root = p.Root()
+			fmt.Fprintf(&b, "\n%s\n", root)
+		}
+		d, ok := Table[string(p)]
+		rel := strings.TrimPrefix(string(p), root+".")
+		switch {
+		case !ok:
+			fmt.Fprintf(&b, "  %-58s UNMAPPED\n", rel)
+		case d.OutOfScope != "":
+			fmt.Fprintf(&b, "  %-58s out of scope: %s\n", rel, d.OutOfScope)
+		default:
+			ids := append([]string(nil), d.Clauses...)
+			sort.Strings(ids)
+			line := strings.Join(ids, ", ")
+			if line == "" {
+				line = "(no clause)"
+			}
+			fmt.Fprintf(&b, "  %-58s %s\n", rel, line)
+			if d.Gap != "" {
+				fmt.Fprintf(&b, "  %-58s   gap: %s\n", "", d.Gap)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\n%s\n", Summarize().Line())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Field is one path with its decision, as `list --contract --coverage -o
+// json` and results.json carry it.
+type Field struct {
+	Path     Path
+	Decision Decision
+}
+
+// InventoryReport is every path with its decision, and the counts.
+type InventoryReport struct {
+	Fields  []Field
+	Summary Summary
+}
+
+// Report returns the inventory with its decisions.
+func Report() InventoryReport {
+	r := InventoryReport{Summary: Summarize()}
+	for _, p := range Inventory() {
+		r.Fields = append(r.Fields, Field{Path: p, Decision: Table[string(p)]})
+	}
+	return r
+}
