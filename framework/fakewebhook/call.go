@@ -12,6 +12,8 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 )
 
 // Call is one request the server received and what it did about it.
@@ -70,6 +72,12 @@ type Call struct {
 	// Err explains a call that did not get the intended answer, e.g.
 	// "client went away while hanging".
 	Err string `json:"err,omitempty"`
+
+	// RequestFields are the AdmissionRequest field paths the request set,
+	// AnswerFields the AdmissionResponse paths the answer set
+	// (framework/contract/fields): the run's field coverage.
+	RequestFields []fields.Path `json:"requestFields,omitempty"`
+	AnswerFields  []fields.Path `json:"answerFields,omitempty"`
 }
 
 // Answered reports whether a response was written.
@@ -133,5 +141,7 @@ func (c Call) clone() Call {
 	c.Object = slices.Clone(c.Object)
 	c.OldObject = slices.Clone(c.OldObject)
 	c.Options = slices.Clone(c.Options)
+	c.RequestFields = slices.Clone(c.RequestFields)
+	c.AnswerFields = slices.Clone(c.AnswerFields)
 	return c
 }

@@ -36,9 +36,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	ep, registered := s.endpoint(r.URL.Path)
 	call.Webhook, call.Phase = ep.Webhook, ep.Phase
 
-	version, req, decodeErr := s.readReview(r)
+	version, req, body, decodeErr := s.readReview(r)
 	if decodeErr == nil {
 		call.setRequest(version, req)
+		call.RequestFields = reviewFields(body, "request", "AdmissionRequest")
 	}
 	s.journal.begin(call)
 
@@ -58,14 +59,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) readReview(r *http.Request) (string, *admissionv1.AdmissionRequest, error) {
+func (s *Server) readReview(r *http.Request) (string, *admissionv1.AdmissionRequest, []byte, error) {
 	// Reading to EOF matters beyond decoding: only then does net/http watch
 	// the connection and cancel r.Context() when the client goes away.
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxReviewBytes))
 	if err != nil {
-		return "", nil, fmt.Errorf("read body: %w", err)
+		return "", nil, nil, fmt.Errorf("read body: %w", err)
 	}
-	return decodeReview(body)
+	version, req, err := decodeReview(body)
+	return version, req, body, err
 }
 
 // act carries out b for a decoded request.
@@ -227,6 +229,9 @@ func (s *Server) writeError(w http.ResponseWriter, call *Call, code int, msg str
 // write sends a response and stamps the call as answered.
 func (s *Server) write(w http.ResponseWriter, call *Call, code int, contentType string, body []byte) {
 	call.RespondedAt, call.Responded = s.now()
+	if code == http.StatusOK {
+		call.AnswerFields = reviewFields(body, "response", "AdmissionResponse")
+	}
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)

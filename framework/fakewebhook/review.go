@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 )
 
 const (
@@ -48,4 +50,18 @@ func encodeReview(version string, resp *admissionv1.AdmissionResponse) ([]byte, 
 		return nil, fmt.Errorf("encode AdmissionReview: %w", err)
 	}
 	return body, nil
+}
+
+// reviewFields returns the field paths an AdmissionReview's request or
+// response sets, nil when body is not such a review.
+func reviewFields(body []byte, part, root string) []fields.Path {
+	var review map[string]json.RawMessage
+	if json.Unmarshal(body, &review) != nil || len(review[part]) == 0 {
+		return nil
+	}
+	paths, err := fields.Paths(root, review[part])
+	if err != nil {
+		return nil
+	}
+	return paths
 }

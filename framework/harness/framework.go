@@ -68,8 +68,7 @@ func (f *Framework) setUp(ctx context.Context) error {
 		return err
 	}
 	f.Env, f.Bounds = env, env.Bounds
-	f.Config = env.Cluster.RESTConfig()
-	f.Replicas = env.Cluster.ReplicaConfigs()
+	f.Config, f.Replicas = recordFields(env)
 	if f.Client, err = kubernetes.NewForConfig(f.Config); err != nil {
 		return err
 	}

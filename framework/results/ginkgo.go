@@ -6,12 +6,17 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
 // MeasurementEntry is the name of the Ginkgo report entries that carry a
 // Measurement.
 const MeasurementEntry = "measurement"
+
+// FieldsEntry is the name of the Ginkgo report entry that carries a case's
+// fields.Use.
+const FieldsEntry = "fields"
 
 // FromGinkgo turns a Ginkgo report into per-case results. Suite-level node
 // failures (BeforeSuite, AfterSuite) become entries of their own, so a run
@@ -86,6 +91,11 @@ func FromSpecReport(r types.SpecReport) Spec {
 			var j JournalExcerpt
 			if entryValue(e, &j) {
 				s.Journal = &j
+			}
+		case FieldsEntry:
+			var u fields.Use
+			if entryValue(e, &u) {
+				s.Fields = &u
 			}
 		case HarnessDelayEntry:
 			var ms float64

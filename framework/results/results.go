@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 )
 
 // APIVersion and Kind identify the results.json format; a change that breaks
@@ -70,6 +72,9 @@ type Spec struct {
 	// machine shows here, whatever the implementation does. Absent for
 	// cases that did not run, and from older harnesses.
 	HarnessDelayMs *float64 `json:"harnessDelayMs,omitempty"`
+	// Fields is what the case did with the admission API's fields
+	// (framework/contract/fields): set, changed live, received, answered.
+	Fields *fields.Use `json:"fields,omitempty"`
 }
 
 // Cluster describes what the run ran against.
@@ -128,10 +133,25 @@ type Results struct {
 	FinishedAt     time.Time `json:"finishedAt"`
 	Summary        Summary   `json:"summary"`
 	Specs          []Spec    `json:"specs"`
+	// Coverage is the field coverage of the admission API the cases
+	// recorded; absent when none recorded any (older harnesses, runs of
+	// node specs only).
+	Coverage *fields.Coverage `json:"coverage,omitempty"`
 }
 
-// Summarize recounts Summary from Specs.
+// Summarize recounts Summary and Coverage from Specs.
 func (r *Results) Summarize() {
+	r.Coverage = nil
+	uses := map[string][]fields.Use{}
+	for _, spec := range r.Specs {
+		if spec.Fields != nil {
+			uses[spec.ShortName] = append(uses[spec.ShortName], *spec.Fields)
+		}
+	}
+	if len(uses) > 0 {
+		c := fields.Cover(uses)
+		r.Coverage = &c
+	}
 	s := Summary{Total: len(r.Specs)}
 	for _, spec := range r.Specs {
 		switch spec.State {
