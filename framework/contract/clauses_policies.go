@@ -13,6 +13,13 @@ const (
 )
 
 var _ = Register(
+	Clause{ID: "policy.status.type-checking", Area: CELPolicies,
+		Source: "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy.status; k8s.io/kubernetes v1.37.2 pkg/controller/validatingadmissionpolicystatus; " +
+			"k8s.io/apiserver v0.37.2 pkg/admission/plugin/policy/validating/typechecking.go",
+		Promise: "The controller manager type-checks every generation of a ValidatingAdmissionPolicy against the schema of the kinds it matches: " +
+			"status.typeChecking.expressionWarnings holds one warning per ill-typed validation expression or messageExpression (fieldRef spec.validations[i].expression or .messageExpression, " +
+			"the kind and the CEL error), none for well-typed ones, and status.observedGeneration is the generation checked; a change fixing the expressions clears them.",
+		Specs: []string{"PolicyTypeChecking"}},
 	// validationActions
 	Clause{ID: "policy.deny.status", Area: CELPolicies, Source: vpbRef + ".spec.validationActions (Deny)",
 		Promise: "A failed validation under Deny rejects the request with HTTP 422 reason Invalid and the message \"ValidatingAdmissionPolicy '<policy>' with binding '<binding>' denied request: <message>\"; an object passing every validation is admitted.",
@@ -105,16 +112,16 @@ var _ = Register(
 		Promise: "A policy applies only when every matchCondition is true; one false condition skips it even if another would error.",
 		Specs:   []string{"PolicyMatching", "MutatingPolicyPatchTypes"}},
 	Clause{ID: "policy.match.resource-rules", Area: CELPolicies, Source: vapRef + ".spec.matchConstraints.resourceRules",
-		Promise: "A policy applies only to the resources and operations its resourceRules name.",
+		Promise: "A policy applies only to the resources, operations and scope its resourceRules name and, where a rule lists resourceNames, to the objects it names.",
 		Specs:   []string{"PolicyMatching"}},
 	Clause{ID: "policy.match.exclude-resource-rules", Area: CELPolicies, Source: vapRef + ".spec.matchConstraints.excludeResourceRules",
-		Promise: "excludeResourceRules (by resource or by resourceNames) exclude requests resourceRules match.",
+		Promise: "excludeResourceRules (by resource or by resourceNames), of a policy and of a binding, exclude requests resourceRules match.",
 		Specs:   []string{"PolicyMatching"}},
 	Clause{ID: "policy.match.policy-selectors", Area: CELPolicies, Source: vapRef + ".spec.matchConstraints.{namespaceSelector,objectSelector}",
 		Promise: "The policy's namespaceSelector and objectSelector exclude requests they do not select.",
 		Specs:   []string{"PolicyMatching"}},
 	Clause{ID: "policy.match.binding-selectors", Area: CELPolicies, Source: vpbRef + ".spec.matchResources",
-		Promise: "A binding's matchResources namespaceSelector and objectSelector further restrict the requests the binding applies to.",
+		Promise: "A binding's matchResources (namespaceSelector, objectSelector, resourceRules, excludeResourceRules) further restrict the requests the binding applies to.",
 		Specs:   []string{"PolicyMatching"}},
 	Clause{ID: "policy.match.match-policy", Area: CELPolicies, Source: vapRef + ".spec.matchConstraints.matchPolicy",
 		Promise: "matchPolicy Equivalent (the default) applies a rule to an equivalent resource's other versions (autoscaling/v2 for an autoscaling/v1 rule); Exact does not.",

@@ -103,4 +103,66 @@ var _ = harness.Describe(matchingSelectors, func(f *harness.Framework) {
 			"gold": {"delete of a gold object", "update removing the gold label", "update adding the gold label"},
 		})
 	})
+
+	ginkgo.It("the operators In, NotIn, Exists and DoesNotExist, in objectSelector and in namespaceSelector", func(ctx ginkgo.SpecContext) {
+		// Two namespaces besides the spec's: one whose team label is the
+		// spec's namespace, one with another team. The namespace hooks also
+		// select the case label, so they see this case's objects alone.
+		const team, tier, caseLabel = "admission-conformance.io/team", "tier", "admission-conformance.io/selector-case"
+		nsWithTeam := func(value string) string {
+			labels := f.Labels()
+			labels[team] = value
+			ns, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+				GenerateName: f.Namespace + "-team-", Labels: labels}}, metav1.CreateOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			ginkgo.DeferCleanup(ignoreNotFound, f.Client.CoreV1().Namespaces().Delete, ns.Name)
+			return ns.Name
+		}
+		mine, other := nsWithTeam(f.Namespace), nsWithTeam(f.Namespace+"-other")
+		req := func(key string, op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+		}
+		thisCase := &metav1.LabelSelector{MatchLabels: map[string]string{caseLabel: f.Namespace}}
+		nsHook := func(name string, sel *metav1.LabelSelector) harness.Hook {
+			return harness.Hook{Name: name, Behaviour: allow(), NamespaceSelector: sel, ObjectSelector: thisCase}
+		}
+		reg, err := f.RegisterValidating(ctx, "operators",
+			harness.Hook{Name: "obj-in", Behaviour: allow(), ObjectSelector: req(tier, metav1.LabelSelectorOpIn, "gold", "silver")},
+			harness.Hook{Name: "obj-notin", Behaviour: allow(), ObjectSelector: req(tier, metav1.LabelSelectorOpNotIn, "gold")},
+			harness.Hook{Name: "obj-exists", Behaviour: allow(), ObjectSelector: req(tier, metav1.LabelSelectorOpExists)},
+			harness.Hook{Name: "obj-doesnotexist", Behaviour: allow(), ObjectSelector: req(tier, metav1.LabelSelectorOpDoesNotExist)},
+			nsHook("ns-in", req(team, metav1.LabelSelectorOpIn, f.Namespace, f.Namespace+"-other")),
+			nsHook("ns-notin", req(team, metav1.LabelSelectorOpNotIn, f.Namespace)),
+			nsHook("ns-exists", req(team, metav1.LabelSelectorOpExists)),
+			nsHook("ns-doesnotexist", req(team, metav1.LabelSelectorOpDoesNotExist)),
+		)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		create := func(ns, tierValue string) request {
+			cm := subject(ns)
+			cm.Labels[caseLabel] = f.Namespace
+			if tierValue != "" {
+				cm.Labels[tier] = tierValue
+			}
+			_, err := f.Client.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			return request{"CREATE", "configmaps", ns, cm.Name, ""}
+		}
+		spec := []string{"gold", "silver", "bronze", "no tier"}
+		expectReach(f, reg, map[string]request{
+			"gold": create(f.Namespace, "gold"), "silver": create(f.Namespace, "silver"),
+			"bronze": create(f.Namespace, "bronze"), "no tier": create(f.Namespace, ""),
+			"in my team's namespace": create(mine, ""), "in another team's namespace": create(other, ""),
+		}, map[string][]string{
+			// The object hooks keep the harness's namespaceSelector: the
+			// spec's namespace only.
+			"obj-in":           {"gold", "silver"},
+			"obj-notin":        {"silver", "bronze", "no tier"}, // NotIn also selects an object without the label
+			"obj-exists":       {"gold", "silver", "bronze"},
+			"obj-doesnotexist": {"no tier"},
+			"ns-in":            {"in my team's namespace", "in another team's namespace"},
+			"ns-notin":         append([]string{"in another team's namespace"}, spec...), // and namespaces without the label
+			"ns-exists":        {"in my team's namespace", "in another team's namespace"},
+			"ns-doesnotexist":  spec,
+		})
+	})
 })

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -83,6 +84,61 @@ var _ = harness.Describe(policyMatching, func(f *harness.Framework) {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "rules for CREATE only must not apply to UPDATE")
 		_, err = f.Client.CoreV1().Pods(f.Namespace).Create(ctx, pendingPod(f.Namespace, "unmatched"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a resource outside resourceRules must not be matched")
+	})
+
+	ginkgo.It("resourceNames and scope in resourceRules, and selector expressions and rules in policy and binding", func(ctx ginkgo.SpecContext) {
+		// Several policies, then one wait until every replica enforces them.
+		vap := func(suffix string, spec admissionregistrationv1.ValidatingAdmissionPolicySpec, b admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
+			name := policyName(f, suffix)
+			gomega.Expect(createVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})).To(gomega.Succeed())
+			b.PolicyName = name
+			gomega.Expect(bindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: b})).To(gomega.Succeed())
+		}
+		named := rule("", "configmaps", admissionregistrationv1.Create)
+		named.ResourceNames = []string{"named"}
+		vap("names", alwaysDenies(&admissionregistrationv1.MatchResources{
+			ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{named}}), bind)
+		for _, scope := range []admissionregistrationv1.ScopeType{admissionregistrationv1.ClusterScope, admissionregistrationv1.NamespacedScope} {
+			r := rule("", "configmaps", admissionregistrationv1.Create)
+			r.Scope = ptr.To(scope)
+			vap("scope-"+strings.ToLower(string(scope)), alwaysDenies(&admissionregistrationv1.MatchResources{
+				ResourceRules:  []admissionregistrationv1.NamedRuleWithOperations{r},
+				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"scope": string(scope)}}}), bind)
+		}
+		expr := func(key string, op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
+			return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+		}
+		byName := expr(corev1.LabelMetadataName, metav1.LabelSelectorOpIn, f.Namespace)
+		excludedByBinding := rule("", "configmaps", admissionregistrationv1.Create)
+		excludedByBinding.ResourceNames = []string{"excluded-by-binding"}
+		tiers := policyConfigMapRules()
+		tiers.NamespaceSelector, tiers.ObjectSelector = byName, expr("tier", metav1.LabelSelectorOpIn, "gold", "silver")
+		vap("expressions", alwaysDenies(tiers), admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			ValidationActions: denyAction(),
+			MatchResources: &admissionregistrationv1.MatchResources{
+				NamespaceSelector:    expr(corev1.LabelMetadataName, metav1.LabelSelectorOpExists),
+				ObjectSelector:       expr("tier", metav1.LabelSelectorOpNotIn, "silver"),
+				ResourceRules:        []admissionregistrationv1.NamedRuleWithOperations{rule("", "configmaps", admissionregistrationv1.Create)},
+				ExcludeResourceRules: []admissionregistrationv1.NamedRuleWithOperations{excludedByBinding},
+			}})
+		gomega.Expect(awaitVAPs(ctx, f)).To(gomega.Succeed())
+
+		_, err := cms().Create(ctx, labelled("named", nil), metav1.CreateOptions{})
+		expectMatched(err, "names", "the configmap its resourceNames name")
+		_, err = cms().Create(ctx, labelled("unnamed", nil), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a rule with resourceNames must not apply to an object it does not name")
+		_, err = cms().Create(ctx, labelled("scope-namespaced", map[string]string{"scope": "Namespaced"}), metav1.CreateOptions{})
+		expectMatched(err, "scope-namespaced", "a configmap, under a rule of scope Namespaced")
+		_, err = cms().Create(ctx, labelled("scope-cluster", map[string]string{"scope": "Cluster"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a rule of scope Cluster must not apply to a namespaced configmap")
+		_, err = cms().Create(ctx, labelled("gold", map[string]string{"tier": "gold"}), metav1.CreateOptions{})
+		expectMatched(err, "expressions", "an object both the policy's In and the binding's NotIn select")
+		_, err = cms().Create(ctx, labelled("silver", map[string]string{"tier": "silver"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the binding's objectSelector NotIn silver must exclude a silver object the policy selects")
+		_, err = cms().Create(ctx, labelled("bronze", map[string]string{"tier": "bronze"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the policy's objectSelector In gold, silver must exclude a bronze object")
+		_, err = cms().Create(ctx, labelled("excluded-by-binding", map[string]string{"tier": "gold"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the binding's excludeResourceRules (by resourceNames) must exclude that object")
 	})
 
 	ginkgo.It("matchConditions: only requests every condition holds for are validated", func(ctx ginkgo.SpecContext) {

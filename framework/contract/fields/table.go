@@ -30,16 +30,14 @@ func (d Decision) gap(why string) Decision { d.Gap = why; return d }
 func outOfScope(why string) Decision { return Decision{OutOfScope: why} }
 
 const (
-	selectorOperatorsGap = "only the In operator is matched against live requests; NotIn, Exists and DoesNotExist are validated but never shown to select or exclude"
-	metadataWhy          = "generic object metadata: stored, validated and versioned by the apiserver for every kind alike; the admission-specific rule on names is static.reserved-suffix"
-	statusListMetaWhy    = "list metadata: the apiserver passes a denial's Status through whole (webhook/errors ToStatusErr), but list metadata carries nothing an admission client acts on"
-	noServiceNetworkGap  = "the harness's webhook servers are reached by url: the embedded cluster has no service network (no kube-proxy), so routing a call through a Service, its port and path, is never exercised"
+	metadataWhy         = "generic object metadata: stored, validated and versioned by the apiserver for every kind alike; the admission-specific rule on names is static.reserved-suffix"
+	statusListMetaWhy   = "list metadata: the apiserver passes a denial's Status through whole (webhook/errors ToStatusErr), but list metadata carries nothing an admission client acts on"
+	noServiceNetworkGap = "the harness's webhook servers are reached by url: the embedded cluster has no service network (no kube-proxy), so routing a call through a Service, its port and path, is never exercised"
 )
 
 // selector expands a LabelSelector's fields, given the clauses its
 // matchLabels and its In expressions are checked by.
 func selector(labels, expressions Decision) map[string]Decision {
-	expressions = expressions.gap(selectorOperatorsGap)
 	return map[string]Decision{
 		"matchLabels":                 labels,
 		"matchExpressions[].key":      expressions,
@@ -93,10 +91,10 @@ var webhookFields = merge(map[string]Decision{
 },
 	under("namespaceSelector", selector(
 		c("matching.namespace-selector", "config.default.selectors"),
-		c("config.validate.selectors").gap("no spec selects namespaces by expression"))),
+		c("matching.selector-operators", "config.validate.selectors"))),
 	under("objectSelector", selector(
 		c("matching.object-selector-old-or-new", "config.default.selectors"),
-		c("matching.object-selector-old-or-new", "config.validate.selectors"))),
+		c("matching.selector-operators", "matching.object-selector-old-or-new", "config.validate.selectors"))),
 )
 
 // mutatingWebhookFields add what only a mutating webhook has.
@@ -113,7 +111,7 @@ func ruleFields(matching string) map[string]Decision {
 		"apiVersions":   c("policy.match.match-policy", "config.policy-validate.star-alone"),
 		"resources":     c(matching, "config.policy-validate.star-alone"),
 		"resourceNames": c("policy.match.exclude-resource-rules"),
-		"scope":         c("config.policy-default.match-resources").gap("no spec shows a policy rule's scope selecting namespaced against cluster-scoped resources"),
+		"scope":         c(matching, "config.policy-default.match-resources"),
 	}
 }
 
@@ -122,13 +120,15 @@ func ruleFields(matching string) map[string]Decision {
 // its selectors.
 func matchResourcesFields(selectors string) map[string]Decision {
 	rules := ruleFields("policy.match.resource-rules")
-	rules["resourceNames"] = c("config.policy-validate.accepts-valid").gap("resourceNames is shown excluding requests (excludeResourceRules), never restricting resourceRules to named objects")
+	rules["resourceNames"] = c("policy.match.resource-rules")
 	return merge(
 		under("resourceRules[]", rules),
-		under("excludeResourceRules[]", ruleFields("policy.match.exclude-resource-rules")),
+		under("excludeResourceRules[]", override(ruleFields("policy.match.exclude-resource-rules"), map[string]Decision{
+			"scope": c("config.policy-default.match-resources").gap("no spec excludes requests by scope"),
+		})),
 		map[string]Decision{"matchPolicy": c("policy.match.match-policy", "config.policy-default.match-resources", "config.policy-validate.enums")},
-		under("namespaceSelector", selector(c(selectors, "config.policy-default.match-resources"), c("config.policy-validate.enums").gap("no spec selects a policy's namespaces by expression"))),
-		under("objectSelector", selector(c(selectors, "config.policy-default.match-resources"), c("config.policy-validate.enums").gap("no spec selects a policy's objects by expression"))),
+		under("namespaceSelector", selector(c(selectors, "config.policy-default.match-resources"), c(selectors, "matching.selector-operators", "config.policy-validate.enums"))),
+		under("objectSelector", selector(c(selectors, "config.policy-default.match-resources"), c(selectors, "matching.selector-operators", "config.policy-validate.enums"))),
 	)
 }
 
@@ -205,10 +205,10 @@ var Table = merge(
 		"spec.validations[].reason":                         c("policy.deny.reason"),
 		"spec.auditAnnotations[].key":                       c("policy.audit-annotations.key", "config.policy-validate.expressions"),
 		"spec.auditAnnotations[].valueExpression":           c("policy.audit-annotations.key", "policy.audit-annotations.omitted"),
-		"status.conditions":                                 Decision{Gap: "no spec reads the conditions the policy controller writes"},
-		"status.observedGeneration":                         Decision{Gap: "no spec reads the generation the type checker last saw"},
-		"status.typeChecking.expressionWarnings[].fieldRef": Decision{Gap: "no spec writes an expression the type checker warns about (a policy with a paramKind and an ill-typed field access) and reads the warning"},
-		"status.typeChecking.expressionWarnings[].warning":  Decision{Gap: "see status.typeChecking.expressionWarnings[].fieldRef"},
+		"status.conditions":                                 outOfScope("no component of the pinned Kubernetes writes it: the status controller (kubernetes pkg/controller/validatingadmissionpolicystatus) writes observedGeneration and typeChecking only"),
+		"status.observedGeneration":                         c("policy.status.type-checking"),
+		"status.typeChecking.expressionWarnings[].fieldRef": c("policy.status.type-checking"),
+		"status.typeChecking.expressionWarnings[].warning":  c("policy.status.type-checking"),
 	})),
 	prefixed("ValidatingAdmissionPolicyBinding", merge(under("spec", bindingFields), map[string]Decision{
 		"metadata":               outOfScope(metadataWhy),
