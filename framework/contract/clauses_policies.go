@@ -82,9 +82,9 @@ var _ = Register(
 		Specs:   []string{"PolicyParams", "PolicyFailurePolicy"}},
 
 	// variables and messages
-	Clause{ID: "policy.variables.composition", Area: CELPolicies, Source: vapRef + ".spec.variables",
-		Promise: "A variable may reference earlier variables, and validations and messageExpressions read variables.<name>.",
-		Specs:   []string{"PolicyVariablesAndMessages"}},
+	Clause{ID: "policy.variables.composition", Area: CELPolicies, Source: vapRef + ".spec.variables; MutatingAdmissionPolicy.spec.variables",
+		Promise: "A variable may reference earlier variables, and validations, messageExpressions and (in a MutatingAdmissionPolicy) mutations read variables.<name>.",
+		Specs:   []string{"PolicyVariablesAndMessages", "MutatingPolicyPatchTypes"}},
 	Clause{ID: "policy.variables.lazy", Area: CELPolicies, Source: vapRef + ".spec.variables",
 		Promise: "A variable is evaluated only when an expression uses it: an unused variable that would error does not deny.",
 		Specs:   []string{"PolicyVariablesAndMessages"}},

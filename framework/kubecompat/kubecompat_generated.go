@@ -11,9 +11,11 @@ package kubecompat
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	"go.opentelemetry.io/otel/trace/noop"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	internalapi "k8s.io/cri-api/pkg/apis"
 	remote "k8s.io/cri-client/pkg"
@@ -76,4 +78,11 @@ func NewRuntimeService(ctx context.Context, endpoint string, timeout time.Durati
 // TearDownFn can cancel, so tCtx itself.
 func TestServerContext(tCtx ktesting.TContext) ktesting.TContext {
 	return tCtx
+}
+
+// MutatingAdmissionPolicyTypes are the admissionregistration.k8s.io/v1
+// MutatingAdmissionPolicy and binding types of the pinned k8s.io/api (GA in
+// 1.36), for the field inventory (framework/contract/fields).
+func MutatingAdmissionPolicyTypes() (policy, binding reflect.Type) {
+	return reflect.TypeOf(admissionregistrationv1.MutatingAdmissionPolicy{}), reflect.TypeOf(admissionregistrationv1.MutatingAdmissionPolicyBinding{})
 }

@@ -40,11 +40,14 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 	ginkgo.It("ApplyConfiguration and JSONPatch, applied in order, each seeing the previous result", func(ctx ginkgo.SpecContext) {
 		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			// The replacement value comes through two variables, the
+			// second composing the first.
+			Variables: []admissionregistrationv1.Variable{{Name: "base", Expression: `"ne"`}, {Name: "replacement", Expression: `variables.base + "w"`}},
 			Mutations: []mutatingpolicy.Mutation{
 				applyConfiguration(`Object{data: {"applied": "yes"}, metadata: Object.metadata{labels: {"mutated": "true"}}}`),
 				jsonPatch(`[
 					JSONPatch{op: "add", path: "/data/patched", value: object.data["applied"] + "-then-patched"},
-					JSONPatch{op: "replace", path: "/data/existing", value: "new"},
+					JSONPatch{op: "replace", path: "/data/existing", value: variables.replacement},
 					JSONPatch{op: "remove", path: "/data/removed"}
 				]`),
 			},
@@ -53,7 +56,7 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 		got, err := create(ctx, subjectData())
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(got.Data).To(gomega.Equal(map[string]string{"applied": "yes", "patched": "yes-then-patched", "existing": "new", "kept": "as sent"}),
-			"ApplyConfiguration must merge data.applied, then JSONPatch (seeing it) add, replace and remove")
+			"ApplyConfiguration must merge data.applied, then JSONPatch (seeing it) add, replace (with the variables' value) and remove")
 		gomega.Expect(got.Labels).To(gomega.HaveKeyWithValue("mutated", "true"), "ApplyConfiguration must merge labels")
 	})
 

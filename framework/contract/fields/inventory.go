@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 )
 
 // Roots are the types the inventory walks, by the name a path starts with.
@@ -27,11 +29,15 @@ var Roots = []Root{
 	{"ValidatingWebhookConfiguration", reflect.TypeOf(admissionregistrationv1.ValidatingWebhookConfiguration{})},
 	{"ValidatingAdmissionPolicy", reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicy{})},
 	{"ValidatingAdmissionPolicyBinding", reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicyBinding{})},
-	{"MutatingAdmissionPolicy", reflect.TypeOf(admissionregistrationv1.MutatingAdmissionPolicy{})},
-	{"MutatingAdmissionPolicyBinding", reflect.TypeOf(admissionregistrationv1.MutatingAdmissionPolicyBinding{})},
+	{"MutatingAdmissionPolicy", mutatingPolicyType},
+	{"MutatingAdmissionPolicyBinding", mutatingBindingType},
 	{"AdmissionRequest", reflect.TypeOf(admissionv1.AdmissionRequest{})},
 	{"AdmissionResponse", reflect.TypeOf(admissionv1.AdmissionResponse{})},
 }
+
+// The MutatingAdmissionPolicy types depend on the pinned minor: k8s.io/api
+// has admissionregistration.k8s.io/v1 ones from 0.36 (kubecompat).
+var mutatingPolicyType, mutatingBindingType = kubecompat.MutatingAdmissionPolicyTypes()
 
 // Root is one type the inventory walks.
 type Root struct {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -76,12 +78,15 @@ func (r *Recorder) add(into map[Path]bool, paths []Path) {
 	}
 }
 
+var reviewPkg = reflect.TypeOf(admissionv1.AdmissionRequest{}).PkgPath()
+
 // resourceRoots maps an admissionregistration.k8s.io resource to the root
 // type its objects are.
 var resourceRoots = func() map[string]string {
 	out := map[string]string{}
 	for _, r := range Roots {
-		if strings.HasPrefix(r.Type.PkgPath(), "k8s.io/api/admissionregistration/") {
+		if r.Type.PkgPath() != reviewPkg { // a configuration kind, not a review
+
 			name := strings.ToLower(r.Name)
 			if strings.HasSuffix(name, "y") {
 				name = strings.TrimSuffix(name, "y") + "ie"

@@ -1,7 +1,7 @@
 package htmlreport_test
 
 import (
-	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/report"
 	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
 	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
@@ -122,7 +123,7 @@ func TestReportShowsProfilesFailuresFirstPlotsAndTrends(t *testing.T) {
 			trends++
 		}
 	})
-	if strings.Join(order, ",") != ",failures,measurements,trends,cases" {
+	if strings.Join(order, ",") != ",failures,measurements,trends,coverage,cases" {
 		t.Errorf("sections in order %v, want profiles then failures first", order)
 	}
 	want := map[string]string{"core": "failure", "extended": "success", "reference": "not-run"}
@@ -211,5 +212,45 @@ func TestTrendHasOnePointPerRun(t *testing.T) {
 	})
 	if len(points) != 2 || !strings.Contains(points[0], ": 0.2 s") || !strings.Contains(points[1], ": 0.4 s") {
 		t.Errorf("trend points %q, want the two runs' medians 0.2 and 0.4", points)
+	}
+}
+
+// TestFieldCoverageTable: the coverage section shows the run's totals and a
+// row per inventory path, exercised ones with the specs that reached them.
+func TestFieldCoverageTable(t *testing.T) {
+	in := synthetic()
+	out, doc := render(t, in)
+	c := in.Results.Coverage
+	if c == nil || c.Exercised != 2 {
+		t.Fatalf("the synthetic run's coverage = %+v, want 2 paths exercised", c)
+	}
+	if !strings.Contains(out, fmt.Sprintf("%d of the %d field paths in scope", c.Exercised, c.InScope)) {
+		t.Errorf("the coverage section lacks the totals")
+	}
+	rows, checked := 0, 0
+	htmltest.Walk(doc, func(n *html.Node) {
+		if n.Data != "tr" || n.Parent == nil || n.Parent.Parent == nil || htmltest.Attr(n.Parent.Parent, "id") != "field-coverage" || n.Parent.Data != "tbody" {
+			return
+		}
+		rows++
+		text := text(n)
+		switch {
+		case strings.HasPrefix(text, "ValidatingWebhookConfiguration.webhooks[].name\n"):
+			checked++
+			if !hasClass(n, "passed") || !strings.Contains(text, "MutatingBeforeValidatingOnCreate") || !strings.Contains(text, "set") {
+				t.Errorf("the exercised row shows %q", text)
+			}
+		case strings.HasPrefix(text, "ValidatingWebhookConfiguration.webhooks[].timeoutSeconds\n"):
+			checked++
+			if !hasClass(n, "failed") || !strings.Contains(text, "not exercised") {
+				t.Errorf("an unexercised row shows %q", text)
+			}
+		}
+	})
+	if checked != 2 {
+		t.Errorf("found %d of the 2 rows the test checks", checked)
+	}
+	if rows != len(c.Fields) {
+		t.Errorf("%d coverage rows, want one per path (%d)", rows, len(c.Fields))
 	}
 }

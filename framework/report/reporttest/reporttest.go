@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
@@ -43,6 +44,7 @@ func Results(started time.Time, scale float64) results.Results {
 				Name:     "MutatingBeforeValidatingOnCreate calls the mutating webhook first",
 				Features: []string{"MutatingWebhook", "ValidatingWebhook"}, Seed: "000 mutations before validations", Duration: 0.11,
 				Measurements: []results.Measurement{m("mutating-answer-to-validating-call", 0.8, "ms", nil, nil, nil)},
+				Fields:       &fields.Use{Set: []fields.Path{"ValidatingWebhookConfiguration.webhooks[].name"}, Received: []fields.Path{"AdmissionRequest.uid"}},
 			},
 			{
 				Suite: "webhooks", ShortName: "ConfigurationPropagatesWithinBound", Profile: "core", State: results.Failed,
