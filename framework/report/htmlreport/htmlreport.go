@@ -9,6 +9,7 @@ package htmlreport
 import (
 	"bytes"
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
 	"os"
@@ -46,6 +47,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	},
 	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"join": strings.Join,
+	"few":  few,
 	"ms":   formatValue,
 }).Parse(pageTemplate))
 
@@ -97,6 +99,15 @@ func Render(w io.Writer, in Input) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// few joins the first n names and says how many more there are, so a field
+// every case reaches keeps a row of readable height.
+func few(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // Write writes report.html into dir and returns its path.
