@@ -265,6 +265,8 @@ current-context: x
 		{"list output", []string{"list", "--output", "yaml"}, `"yaml"`},
 		{"list features and contract", []string{"list", "--features", "--contract"}, "--features and --contract"},
 		{"list markdown alone", []string{"list", "--markdown"}, "--markdown"},
+		{"list coverage alone", []string{"list", "--coverage"}, "--coverage goes with --contract"},
+		{"list coverage markdown", []string{"list", "--contract", "--coverage", "--markdown"}, "--coverage prints a table or json"},
 		{"list argument", []string{"list", "extra"}, `"extra"`},
 		// compare
 		{"compare nothing", []string{"compare"}, "received 0"},

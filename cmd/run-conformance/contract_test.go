@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/admission-conformance/admission-conformance/framework/contract"
+	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/hack/mutants"
@@ -125,6 +126,16 @@ func TestListContract(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("list --contract lacks %q", want)
 		}
+	}
+
+	// --coverage: the field inventory, ending with its summary (0 unmapped).
+	r = runCLI(t, "list", "--contract", "--coverage")
+	r.mustExit(t, 0)
+	if line := fields.Summarize().Line(); !strings.HasSuffix(r.stdout, "\n"+line+"\n") || !strings.HasSuffix(line, ", 0 unmapped") {
+		t.Errorf("list --contract --coverage does not end with %q (0 unmapped):\n%s", line, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "\nValidatingWebhookConfiguration\n") || !strings.Contains(r.stdout, "  webhooks[].failurePolicy ") {
+		t.Errorf("list --contract --coverage lacks the paths by root:\n%s", r.stdout)
 	}
 
 	r = runCLI(t, "list", "--contract", "--markdown")

@@ -89,10 +89,7 @@ var _ = harness.Describe(policyMatching, func(f *harness.Framework) {
 	ginkgo.It("resourceNames and scope in resourceRules, and selector expressions and rules in policy and binding", func(ctx ginkgo.SpecContext) {
 		// Several policies, then one wait until every replica enforces them.
 		vap := func(suffix string, spec admissionregistrationv1.ValidatingAdmissionPolicySpec, b admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) {
-			name := policyName(f, suffix)
-			gomega.Expect(createVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})).To(gomega.Succeed())
-			b.PolicyName = name
-			gomega.Expect(bindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: b})).To(gomega.Succeed())
+			gomega.ExpectWithOffset(1, vapAndBinding(ctx, f, suffix, spec, b)).To(gomega.Succeed())
 		}
 		named := rule("", "configmaps", admissionregistrationv1.Create)
 		named.ResourceNames = []string{"named"}

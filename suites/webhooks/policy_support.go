@@ -108,18 +108,26 @@ func bindVAP(ctx context.Context, f *harness.Framework, b *admissionregistration
 // same name with actions, and waits until it is enforced.
 func vapWith(ctx context.Context, f *harness.Framework, suffix string, spec admissionregistrationv1.ValidatingAdmissionPolicySpec,
 	binding admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) error {
-	name := policyName(f, suffix)
-	if err := createVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}); err != nil {
-		return err
-	}
-	binding.PolicyName = name
-	if err := bindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: binding}); err != nil {
+	if err := vapAndBinding(ctx, f, suffix, spec, binding); err != nil {
 		return err
 	}
 	if binding.ParamRef != nil && spec.ParamKind != nil && spec.ParamKind.Kind == "ServiceAccount" {
 		return awaitVAPsWithParams(ctx, f)
 	}
 	return awaitVAPs(ctx, f)
+}
+
+// vapAndBinding creates a policy named suffix with spec and one binding of
+// the same name, without waiting: a case making several policies waits once
+// (awaitVAPs) after the last.
+func vapAndBinding(ctx context.Context, f *harness.Framework, suffix string, spec admissionregistrationv1.ValidatingAdmissionPolicySpec,
+	binding admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec) error {
+	name := policyName(f, suffix)
+	if err := createVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}); err != nil {
+		return err
+	}
+	binding.PolicyName = name
+	return bindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: binding})
 }
 
 func probeMessage(f *harness.Framework) string { return "policy probe of " + f.Namespace }

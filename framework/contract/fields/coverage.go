@@ -1,7 +1,5 @@
 package fields
 
-import "sort"
-
 // How a run exercised a field.
 const (
 	HowSet      = "set"
@@ -61,7 +59,7 @@ func Cover(uses map[string][]Use) Coverage {
 	for _, p := range Inventory() {
 		d := Table[string(p)]
 		fc := FieldCoverage{Path: p, Clauses: d.Clauses, Gap: d.Gap, OutOfScope: d.OutOfScope,
-			Specs: sortedSet(specs[p]), How: sortedSet(how[p])}
+			Specs: sortedKeys(specs[p]), How: sortedKeys(how[p])}
 		c.Fields = append(c.Fields, fc)
 		if d.OutOfScope != "" {
 			continue
@@ -88,17 +86,5 @@ func (c Coverage) Unexercised() []FieldCoverage {
 			out = append(out, f)
 		}
 	}
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -11,8 +11,9 @@ package fields
 import (
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -72,14 +73,18 @@ type Path string
 func (p Path) Root() string { return strings.SplitN(string(p), ".", 2)[0] }
 
 // Inventory returns every field path of every root, sorted.
-func Inventory() []Path {
+func Inventory() []Path { return slices.Clone(pinnedInventory()) }
+
+// pinnedInventory walks the types once: they do not change while the
+// binary runs.
+var pinnedInventory = sync.OnceValue(func() []Path {
 	var out []Path
 	for _, r := range Roots {
 		walk(r.Name, r.Type, map[reflect.Type]bool{}, &out)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
-}
+})
 
 func walk(prefix string, t reflect.Type, seen map[reflect.Type]bool, out *[]Path) {
 	for t.Kind() == reflect.Pointer {

@@ -1,8 +1,10 @@
 package fields
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -95,11 +97,5 @@ func Changed(before, after map[Path][]string) []Path {
 	return sortedKeys(diff)
 }
 
-func sortedKeys(m map[Path][]string) []Path {
-	out := make([]Path, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
+// sortedKeys returns m's keys in order, nil for an empty m.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K { return slices.Sorted(maps.Keys(m)) }

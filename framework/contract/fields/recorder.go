@@ -6,11 +6,12 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"sort"
 	"strings"
 	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -52,16 +53,7 @@ func NewRecorder() *Recorder {
 func (r *Recorder) Use() Use {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Use{Set: keys(r.set), Changed: keys(r.changed), Received: keys(r.received), Answered: keys(r.answered)}
-}
-
-func keys(m map[Path]bool) []Path {
-	out := make([]Path, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return Use{Set: sortedKeys(r.set), Changed: sortedKeys(r.changed), Received: sortedKeys(r.received), Answered: sortedKeys(r.answered)}
 }
 
 // Received records the paths of an AdmissionRequest a webhook received.
@@ -86,18 +78,16 @@ var resourceRoots = func() map[string]string {
 	out := map[string]string{}
 	for _, r := range Roots {
 		if r.Type.PkgPath() != reviewPkg { // a configuration kind, not a review
-
-			name := strings.ToLower(r.Name)
-			if strings.HasSuffix(name, "y") {
-				name = strings.TrimSuffix(name, "y") + "ie"
-			}
-			out[name+"s"] = r.Name
+			plural, _ := meta.UnsafeGuessKindToResource(configGroupVersion.WithKind(r.Name))
+			out[plural.Resource] = r.Name
 		}
 	}
 	return out
 }()
 
-const configPrefix = "/apis/admissionregistration.k8s.io/v1/"
+var configGroupVersion = schema.GroupVersion{Group: "admissionregistration.k8s.io", Version: "v1"}
+
+var configPrefix = "/apis/" + configGroupVersion.String() + "/"
 
 // Wrap returns a RoundTripper recording the configuration writes (and the
 // single-object reads, the baselines of later updates) it carries; give it
@@ -175,7 +165,8 @@ func (r *Recorder) observe(method, root, name string, body, stored []byte) {
 	if method != http.MethodGet {
 		setPaths, _ = Paths(root, asJSON(body)) // an unreadable body records nothing
 	}
-	after, err := Values(root, asJSON(stored))
+	stored = asJSON(stored)
+	after, err := Values(root, stored)
 	if err != nil {
 		after = nil
 	}
@@ -188,7 +179,7 @@ func (r *Recorder) observe(method, root, name string, body, stored []byte) {
 		return
 	}
 	if name == "" { // a create: the name is in the object
-		name = objectName(asJSON(stored))
+		name = objectName(stored)
 	}
 	key := root + "/" + name
 	if before, seen := r.last[key]; seen && (method == http.MethodPut || method == http.MethodPatch) {

@@ -167,8 +167,6 @@ func override(base, over map[string]Decision) map[string]Decision {
 	return out
 }
 
-func prefixed(root string, m map[string]Decision) map[string]Decision { return under(root, m) }
-
 // statusFields are the meta.k8s.io Status of a webhook's answer.
 var statusFields = map[string]Decision{
 	"code":                        c("answer.denial.status", "answer.denial.fallbacks"),
@@ -192,11 +190,11 @@ var statusFields = map[string]Decision{
 
 // Table is the decision for every field path of Roots.
 var Table = merge(
-	prefixed("MutatingWebhookConfiguration", merge(under("webhooks[]", mutatingWebhookFields),
+	under("MutatingWebhookConfiguration", merge(under("webhooks[]", mutatingWebhookFields),
 		map[string]Decision{"metadata": outOfScope(metadataWhy)})),
-	prefixed("ValidatingWebhookConfiguration", merge(under("webhooks[]", webhookFields),
+	under("ValidatingWebhookConfiguration", merge(under("webhooks[]", webhookFields),
 		map[string]Decision{"metadata": outOfScope(metadataWhy)})),
-	prefixed("ValidatingAdmissionPolicy", merge(under("spec", policyFields), map[string]Decision{
+	under("ValidatingAdmissionPolicy", merge(under("spec", policyFields), map[string]Decision{
 		"metadata":                                          outOfScope(metadataWhy),
 		"spec.failurePolicy":                                c("policy.failure-policy.runtime-error", "policy.failure-policy.default", "policy.failure-policy.configuration-error", "config.policy-default.failure-policy"),
 		"spec.validations[].expression":                     c("policy.deny.status", "policy.compile-errors-refused", "config.policy-validate.required"),
@@ -210,11 +208,11 @@ var Table = merge(
 		"status.typeChecking.expressionWarnings[].fieldRef": c("policy.status.type-checking"),
 		"status.typeChecking.expressionWarnings[].warning":  c("policy.status.type-checking"),
 	})),
-	prefixed("ValidatingAdmissionPolicyBinding", merge(under("spec", bindingFields), map[string]Decision{
+	under("ValidatingAdmissionPolicyBinding", merge(under("spec", bindingFields), map[string]Decision{
 		"metadata":               outOfScope(metadataWhy),
 		"spec.validationActions": c("policy.deny.status", "policy.warn", "policy.audit.silent", "policy.audit.validation-failure", "policy.validation-actions.exclusive", "config.policy-validate.binding"),
 	})),
-	prefixed("MutatingAdmissionPolicy", override(under("spec", policyFields), map[string]Decision{
+	under("MutatingAdmissionPolicy", override(under("spec", policyFields), map[string]Decision{
 		"metadata":                                       outOfScope(metadataWhy),
 		"spec.failurePolicy":                             c("policy.mutating.failure-policy", "config.policy-default.failure-policy"),
 		"spec.reinvocationPolicy":                        c("policy.mutating.reinvocation", "config.policy-default.reinvocation-required"),
@@ -222,11 +220,11 @@ var Table = merge(
 		"spec.mutations[].applyConfiguration.expression": c("policy.mutating.patch-types", "policy.mutating.order", "config.policy-validate.required"),
 		"spec.mutations[].jsonPatch.expression":          c("policy.mutating.patch-types", "config.policy-validate.expressions"),
 	})),
-	prefixed("MutatingAdmissionPolicyBinding", override(under("spec", bindingFields), map[string]Decision{
+	under("MutatingAdmissionPolicyBinding", override(under("spec", bindingFields), map[string]Decision{
 		"metadata": outOfScope(metadataWhy),
 		"spec.matchResources.resourceRules[].operations": c("policy.match.resource-rules", "config.policy-validate.star-alone", "config.policy-validate.no-delete-mutation"),
 	})),
-	prefixed("AdmissionRequest", map[string]Decision{
+	under("AdmissionRequest", map[string]Decision{
 		"uid":                      c("review.uid.per-call", "answer.uid-must-match"),
 		"kind.group":               c("review.target"),
 		"kind.version":             c("review.target"),
@@ -254,7 +252,7 @@ var Table = merge(
 		"dryRun":                   c("review.dry-run", "matching.dry-run"),
 		"options":                  c("review.options"),
 	}),
-	prefixed("AdmissionResponse", merge(under("status", statusFields), map[string]Decision{
+	under("AdmissionResponse", merge(under("status", statusFields), map[string]Decision{
 		"uid":              c("answer.uid-must-match", "failure.wrong-uid-fails-the-call"),
 		"allowed":          c("answer.denial.status", "order.chain.denial-stops"),
 		"patch":            c("answer.patch-must-apply", "answer.patch-on-delete", "answer.patch-then-strategy", "answer.validating-no-patch", "answer.patch-needs-patch-type"),
