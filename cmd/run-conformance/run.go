@@ -211,8 +211,8 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	fmt.Fprintf(out, "%d passed, %d failed, %d skipped, %d not supported, %d not selected; %s\n",
 		s.Passed, s.Failed, s.Skipped-notSelected, s.NotSupported, notSelected, profileSummary(rep))
 	if c := res.Coverage; c != nil {
-		fmt.Fprintf(out, "field coverage of the admission API: %d of %d paths in scope exercised (%.1f%%), %d changed on a live configuration\n",
-			c.Exercised, c.InScope, c.Percent, c.ChangedLive)
+		fmt.Fprintf(out, "field coverage of the admission API: %d of %d paths in scope exercised (%.1f%%; of them CEL variables and libraries %d of %d), %d changed on a live configuration\n",
+			c.Exercised, c.InScope, c.Percent, c.CELExercised, c.CELInScope, c.ChangedLive)
 	}
 	fmt.Fprintf(out, "reports in %s: %s\n", o.ReportDir, strings.Join(reportFiles, ", "))
 	if closeErr != nil {

@@ -25,6 +25,11 @@ var _ = Register(
 		Source:  failureWebhookRef + ".timeoutSeconds; seed 002 (the call is bounded by the webhook's timeout)",
 		Promise: "A webhook that does not answer is given up after its timeoutSeconds T (unset: the v1 default of 10 s), no later than T plus the allowed slack, or sooner when the request's own timeout is shorter; the failure is then handled by the failurePolicy.",
 		Specs:   []string{"FailOpenTiming"}},
+	Clause{ID: "failure.chain-deadline", Area: FailurePolicy,
+		Source: "k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/mutating/dispatcher.go, validating/dispatcher.go (each call's context derives from the request's); kubernetes issue 128162",
+		Promise: "Webhooks called one after another share the request's deadline: a later webhook is given, and told in ?timeout=, only what the earlier ones left when that is shorter than its timeoutSeconds; " +
+			"when the deadline passes during admission the request fails (504 Timeout) and nothing is stored, even if every webhook is failurePolicy Ignore; an answer within what is left is used.",
+		Specs: []string{"ChainTimeoutBudget"}},
 	Clause{ID: "failure.wrong-uid-fails-the-call", Area: FailurePolicy,
 		Source:  "admission.k8s.io/v1 AdmissionResponse.uid (must match the request's uid)",
 		Promise: "An answer whose response.uid is not the request's uid is a failed call, handled by the failurePolicy; its patch is never applied.",

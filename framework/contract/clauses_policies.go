@@ -137,6 +137,12 @@ var _ = Register(
 	Clause{ID: "policy.mutating.failure-policy", Area: CELPolicies, Source: mapRef + ".spec.failurePolicy", Optional: "MutatingAdmissionPolicy",
 		Promise: "A mutation that errors denies under Fail (HTTP 403, reason Invalid, \"policy '<p>' with binding '<b>' denied request: ...\"); under Ignore it alone is skipped.",
 		Specs:   []string{"MutatingPolicyPatchTypes"}},
+	Clause{ID: "policy.mutating.cel-variables", Area: CELPolicies, Optional: "MutatingAdmissionPolicy",
+		Source: mapRef + ".spec.mutations; k8s.io/apiserver v0.37.2 pkg/admission/plugin/policy/mutating/compilation.go, pkg/admission/plugin/cel/compile.go",
+		Promise: "A mutation's expressions read, on CREATE and UPDATE, request (operation, name, namespace, resource, kind, userInfo), object (the object being admitted), " +
+			"oldObject (null on CREATE, the stored object on UPDATE), namespaceObject (the request's Namespace), params (the binding's param), variables (the policy's, composed), " +
+			"authorizer (allowed for what the requesting user may do, not for a named service account without permissions) and authorizer.requestResource (the request's own resource).",
+		Specs: []string{"MutatingPolicyCELVariables"}},
 	Clause{ID: "policy.mutating.reinvocation", Area: CELPolicies, Source: mapRef + ".spec.reinvocationPolicy", Optional: "MutatingAdmissionPolicy",
 		Promise: "With reinvocationPolicy IfNeeded a policy is invoked again after a later mutating webhook changed the object, and sees the change; with Never it is not.",
 		Specs:   []string{"MutatingPolicyReinvocation"}},

@@ -118,19 +118,38 @@ func configMapRules() []admissionregistrationv1.RuleWithOperations {
 }
 
 // propagationConfig is a webhook configuration of either phase with a gate
-// hook (denies its probe) and a broken hook (unreachable, policy under test).
+// hook (denies its probe), a broken hook (unreachable, policy under test)
+// and any extra hooks.
 type propagationConfig struct {
 	name, namespace string
 	labels          map[string]string
 	gate, broken    admissionregistrationv1.ValidatingWebhook
+	extra           []admissionregistrationv1.ValidatingWebhook
 }
 
+// clone returns a copy sharing nothing with c.
+func (c *propagationConfig) clone() propagationConfig {
+	out := *c
+	out.gate, out.broken = *c.gate.DeepCopy(), *c.broken.DeepCopy()
+	out.extra = nil
+	for _, h := range c.extra {
+		out.extra = append(out.extra, *h.DeepCopy())
+	}
+	return out
+}
+
+// hooks returns the configuration's hooks, scoped to the namespace and
+// with the v1 defaults a case did not set.
 func (c *propagationConfig) hooks() []admissionregistrationv1.ValidatingWebhook {
-	out := []admissionregistrationv1.ValidatingWebhook{c.gate, c.broken}
+	out := append([]admissionregistrationv1.ValidatingWebhook{c.gate, c.broken}, c.extra...)
 	for i := range out {
-		out[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: c.namespace}}
+		if out[i].NamespaceSelector == nil {
+			out[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: c.namespace}}
+		}
 		out[i].SideEffects = ptr.To(admissionregistrationv1.SideEffectClassNone)
-		out[i].AdmissionReviewVersions = []string{"v1"}
+		if len(out[i].AdmissionReviewVersions) == 0 {
+			out[i].AdmissionReviewVersions = []string{"v1"}
+		}
 		if out[i].FailurePolicy == nil {
 			out[i].FailurePolicy = ptr.To(admissionregistrationv1.Fail)
 		}

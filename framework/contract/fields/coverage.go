@@ -6,6 +6,7 @@ const (
 	HowChanged  = "changed"
 	HowReceived = "received"
 	HowAnswered = "answered"
+	HowUsed     = "used"
 )
 
 // FieldCoverage is one path of the inventory in a run: its decision and
@@ -18,7 +19,8 @@ type FieldCoverage struct {
 	// Specs are the ShortNames of the specs whose cases exercised it.
 	Specs []string `json:"specs,omitempty"`
 	// How says how: set in a configuration written, changed on a live one,
-	// received by a fake webhook, answered by one.
+	// received by a fake webhook, answered by one, used (a CEL entry) by an
+	// accepted expression.
 	How []string `json:"how,omitempty"`
 }
 
@@ -27,11 +29,15 @@ type Coverage struct {
 	// InScope counts the inventory's paths not out of scope; Exercised
 	// those of them some case exercised, ChangedLive those some case
 	// changed on a live object. Percent is Exercised over InScope.
-	InScope     int             `json:"inScope"`
-	Exercised   int             `json:"exercised"`
-	ChangedLive int             `json:"changedLive"`
-	Percent     float64         `json:"percent"`
-	Fields      []FieldCoverage `json:"fields"`
+	InScope     int     `json:"inScope"`
+	Exercised   int     `json:"exercised"`
+	ChangedLive int     `json:"changedLive"`
+	Percent     float64 `json:"percent"`
+	// CELInScope and CELExercised count the CEL environment's entries
+	// (included in InScope and Exercised) on their own.
+	CELInScope   int             `json:"celInScope"`
+	CELExercised int             `json:"celExercised"`
+	Fields       []FieldCoverage `json:"fields"`
 }
 
 // Cover computes a run's coverage from each case's use, keyed by the case's
@@ -53,6 +59,7 @@ func Cover(uses map[string][]Use) Coverage {
 			note(short, HowChanged, u.Changed)
 			note(short, HowReceived, u.Received)
 			note(short, HowAnswered, u.Answered)
+			note(short, HowUsed, u.CEL)
 		}
 	}
 	var c Coverage
@@ -65,8 +72,15 @@ func Cover(uses map[string][]Use) Coverage {
 			continue
 		}
 		c.InScope++
+		cel := p.Root() == CELRoot
+		if cel {
+			c.CELInScope++
+		}
 		if len(fc.Specs) > 0 {
 			c.Exercised++
+			if cel {
+				c.CELExercised++
+			}
 		}
 		if how[p][HowChanged] {
 			c.ChangedLive++

@@ -1,11 +1,12 @@
 // Package fields is the field inventory of the admission API: every field
 // path of the admissionregistration.k8s.io/v1 configuration kinds and of
 // admission.k8s.io/v1 AdmissionRequest and AdmissionResponse, enumerated by
-// reflection from the pinned k8s.io/api, each decided in the table
+// reflection from the pinned k8s.io/api, and every variable and library of
+// the admission CEL environment (framework/contract/celenv), each decided in the table
 // (table.go): the contract clauses that cover it, or why none needs to.
-// TestEveryFieldIsDecided fails when the pinned types have a path the table
-// does not know, so a field the next release adds fails the build until it
-// is decided.
+// TestEveryFieldIsDecided fails when the pinned types or environment have a
+// path the table does not know, so a field, variable or library the next
+// release adds fails the build until it is decided.
 package fields
 
 import (
@@ -21,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/admission-conformance/admission-conformance/framework/contract/celenv"
 	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 )
 
@@ -72,15 +74,31 @@ type Path string
 // Root returns the root type's name.
 func (p Path) Root() string { return strings.SplitN(string(p), ".", 2)[0] }
 
-// Inventory returns every field path of every root, sorted.
+// Inventory returns every field path of every root, then every entry of
+// the admission CEL environment under CELRoot, sorted.
 func Inventory() []Path { return slices.Clone(pinnedInventory()) }
 
-// pinnedInventory walks the types once: they do not change while the
-// binary runs.
+// CELRoot is the root of the CEL environment's entries
+// (framework/contract/celenv): "CEL.variables.<context>.<name>" for each
+// variable an expression can read where it is written,
+// "CEL.libraries.<name>" for each library of functions and macros.
+const CELRoot = "CEL"
+
+// CELPath is the path of a celenv entry.
+func CELPath(entry string) Path { return Path(CELRoot + "." + entry) }
+
+// pinnedInventory walks the types and reads the CEL environment once:
+// they do not change while the binary runs. A CEL environment that cannot
+// be read adds nothing; celenv's own test names why.
 var pinnedInventory = sync.OnceValue(func() []Path {
 	var out []Path
 	for _, r := range Roots {
 		walk(r.Name, r.Type, map[reflect.Type]bool{}, &out)
+	}
+	if inv, err := celenv.Pinned(); err == nil {
+		for _, e := range inv.Entries() {
+			out = append(out, CELPath(e))
+		}
 	}
 	slices.Sort(out)
 	return out

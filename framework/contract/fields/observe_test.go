@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,5 +150,26 @@ func TestRecorderReadsProtobuf(t *testing.T) {
 	rec.observe(http.MethodPost, "ValidatingWebhookConfiguration", "", buf.Bytes(), buf.Bytes())
 	if got := rec.Use().Set; len(got) != 7 {
 		t.Errorf("Set from a protobuf body = %v, want the 7 paths", got)
+	}
+}
+
+func TestRecorderReadsCELOfAcceptedConfigurations(t *testing.T) {
+	policy := []byte(`{"metadata": {"name": "p"}, "spec": {"validations": [{"expression": "quantity(object.data.q).isLessThan(quantity('1'))",
+		"messageExpression": "request.name"}], "matchConditions": [{"name": "c", "expression": "oldObject == null"}]}}`)
+	rec := NewRecorder()
+	rec.observe(http.MethodPost, "ValidatingAdmissionPolicy", "", policy, nil) // refused: nothing stored
+	if got := rec.Use().CEL; len(got) != 0 {
+		t.Errorf("a refused policy's expressions exercise nothing, got %v", got)
+	}
+	rec.observe(http.MethodPost, "ValidatingAdmissionPolicy", "", policy, policy)
+	want := []Path{CELPath("libraries.cel.lib.std"), CELPath("libraries.kubernetes.quantity"),
+		CELPath("variables.validating.object"), CELPath("variables.validating.oldObject"), CELPath("variables.validating.request")}
+	if got := rec.Use().CEL; !reflect.DeepEqual(got, want) {
+		t.Errorf("CEL = %v, want %v", got, want)
+	}
+	webhook := []byte(`{"metadata": {"name": "w"}, "webhooks": [{"name": "a", "matchConditions": [{"name": "c", "expression": "request.dryRun == true"}]}]}`)
+	rec.observe(http.MethodPost, "MutatingWebhookConfiguration", "", webhook, webhook)
+	if got := rec.Use().CEL; !slices.Contains(got, CELPath("variables.webhook.request")) {
+		t.Errorf("a webhook's matchConditions are read in the webhook context: %v", got)
 	}
 }

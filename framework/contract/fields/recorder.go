@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -13,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/admission-conformance/admission-conformance/framework/contract/celenv"
 )
 
 // Use is what one spec case did with the admission API's fields.
@@ -26,17 +29,20 @@ type Use struct {
 	Received []Path `json:"received,omitempty"`
 	// Answered are the AdmissionResponse paths the fake webhooks answered.
 	Answered []Path `json:"answered,omitempty"`
+	// CEL are the CEL environment's entries (CELRoot) the expressions of
+	// the configurations the apiserver accepted from the case use.
+	CEL []Path `json:"cel,omitempty"`
 }
 
 // Empty reports whether the case touched no field.
 func (u Use) Empty() bool {
-	return len(u.Set)+len(u.Changed)+len(u.Received)+len(u.Answered) == 0
+	return len(u.Set)+len(u.Changed)+len(u.Received)+len(u.Answered)+len(u.CEL) == 0
 }
 
 // Recorder collects one case's Use. It is safe for concurrent use.
 type Recorder struct {
-	mu                               sync.Mutex
-	set, changed, received, answered map[Path]bool
+	mu                                    sync.Mutex
+	set, changed, received, answered, cel map[Path]bool
 	// last is the latest stored form of each object the case read or
 	// wrote, by resource and name: the baseline a later update is diffed
 	// against.
@@ -46,14 +52,15 @@ type Recorder struct {
 // NewRecorder returns an empty recorder.
 func NewRecorder() *Recorder {
 	return &Recorder{set: map[Path]bool{}, changed: map[Path]bool{}, received: map[Path]bool{}, answered: map[Path]bool{},
-		last: map[string]map[Path][]string{}}
+		cel: map[Path]bool{}, last: map[string]map[Path][]string{}}
 }
 
 // Use returns what was recorded so far.
 func (r *Recorder) Use() Use {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Use{Set: sortedKeys(r.set), Changed: sortedKeys(r.changed), Received: sortedKeys(r.received), Answered: sortedKeys(r.answered)}
+	return Use{Set: sortedKeys(r.set), Changed: sortedKeys(r.changed), Received: sortedKeys(r.received), Answered: sortedKeys(r.answered),
+		CEL: sortedKeys(r.cel)}
 }
 
 // Received records the paths of an AdmissionRequest a webhook received.
@@ -178,6 +185,11 @@ func (r *Recorder) observe(method, root, name string, body, stored []byte) {
 	if after == nil {
 		return
 	}
+	if method != http.MethodGet {
+		for _, p := range celUsed(root, after) {
+			r.cel[p] = true
+		}
+	}
 	if name == "" { // a create: the name is in the object
 		name = objectName(stored)
 	}
@@ -188,6 +200,43 @@ func (r *Recorder) observe(method, root, name string, body, stored []byte) {
 		}
 	}
 	r.last[key] = after
+}
+
+// expressionFields are the last path segments that hold CEL.
+var expressionFields = []string{".expression", ".messageExpression", ".valueExpression"}
+
+// celContexts says where a root's expressions are compiled.
+var celContexts = map[string]celenv.Context{
+	"MutatingWebhookConfiguration":   celenv.Webhook,
+	"ValidatingWebhookConfiguration": celenv.Webhook,
+	"ValidatingAdmissionPolicy":      celenv.Validating,
+	"MutatingAdmissionPolicy":        celenv.Mutating,
+}
+
+// celUsed returns the CEL entries the expressions of a stored object use:
+// only what the apiserver accepted counts, so a policy refused for an
+// expression that does not compile exercises nothing.
+func celUsed(root string, values map[Path][]string) []Path {
+	ctx, ok := celContexts[root]
+	if !ok {
+		return nil
+	}
+	var out []Path
+	for p, vals := range values {
+		if !slices.ContainsFunc(expressionFields, func(s string) bool { return strings.HasSuffix(string(p), s) }) {
+			continue
+		}
+		for _, v := range vals {
+			var expression string
+			if json.Unmarshal([]byte(v), &expression) != nil {
+				continue
+			}
+			for _, e := range celenv.Used(ctx, expression) {
+				out = append(out, CELPath(e))
+			}
+		}
+	}
+	return out
 }
 
 // asJSON returns a body as JSON: typed clients send and receive the

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/admission-conformance/admission-conformance/framework/contract/celenv"
 )
 
 // Validate checks a decision's own shape: out of scope and covered are
@@ -22,7 +24,8 @@ func (d Decision) Validate() error {
 
 // Summary counts the inventory by decision.
 type Summary struct {
-	Paths int
+	// Paths counts every entry; CEL those of them under CELRoot.
+	Paths, CEL int
 	// Mapped paths have clauses; WithGap of them also name a gap.
 	Mapped, WithGap int
 	// OnlyGap paths have a gap and no clause: nothing checks them yet.
@@ -36,6 +39,9 @@ func Summarize() Summary {
 	var s Summary
 	for _, p := range Inventory() {
 		s.Paths++
+		if p.Root() == CELRoot {
+			s.CEL++
+		}
 		d, ok := Table[string(p)]
 		switch {
 		case !ok:
@@ -56,8 +62,8 @@ func Summarize() Summary {
 
 // Line is the summary in one line.
 func (s Summary) Line() string {
-	return fmt.Sprintf("%d field paths: %d mapped to clauses (%d of them with a gap), %d with only a gap, %d out of scope, %d unmapped",
-		s.Paths, s.Mapped, s.WithGap, s.OnlyGap, s.OutOfScope, s.Unmapped)
+	return fmt.Sprintf("%d field paths and %d CEL variables and libraries: %d mapped to clauses (%d of them with a gap), %d with only a gap, %d out of scope, %d unmapped",
+		s.Paths-s.CEL, s.CEL, s.Mapped, s.WithGap, s.OnlyGap, s.OutOfScope, s.Unmapped)
 }
 
 // WriteText prints the table by root: each path with its clauses, gap or
@@ -89,6 +95,9 @@ func WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  %-58s   gap: %s\n", "", d.Gap)
 			}
 		}
+	}
+	if inv, err := celenv.Pinned(); err == nil {
+		fmt.Fprintf(&b, "\n%s\n", inv.Line())
 	}
 	fmt.Fprintf(&b, "\n%s\n", Summarize().Line())
 	_, err := io.WriteString(w, b.String())

@@ -69,31 +69,31 @@ func merge(ms ...map[string]Decision) map[string]Decision {
 
 // webhookFields are a webhook's fields, in both webhook configuration kinds.
 var webhookFields = merge(map[string]Decision{
-	"name":                           c("config.validate.webhook-name", "answer.denial.status", "failure.fail-rejects"),
-	"clientConfig.url":               c("config.validate.client-config", "failure.fail-rejects"),
-	"clientConfig.caBundle":          c("failure.fail-rejects"),
+	"name":                           c("config.validate.webhook-name", "answer.denial.status", "failure.fail-rejects", "propagation.webhook-field-change"),
+	"clientConfig.url":               c("config.validate.client-config", "failure.fail-rejects", "propagation.webhook-field-change"),
+	"clientConfig.caBundle":          c("failure.fail-rejects", "propagation.webhook-field-change"),
 	"clientConfig.service.namespace": c("config.validate.client-config", "static.invalid-reload-keeps-previous").gap(noServiceNetworkGap),
 	"clientConfig.service.name":      c("config.validate.accepts-valid", "static.invalid-reload-keeps-previous").gap(noServiceNetworkGap),
 	"clientConfig.service.path":      c("config.validate.accepts-valid").gap(noServiceNetworkGap),
 	"clientConfig.service.port":      c("config.validate.accepts-valid").gap(noServiceNetworkGap),
-	"rules[].operations":             c("matching.operations", "config.validate.operations", "config.validate.star-alone"),
-	"rules[].apiGroups":              c("matching.resources-wildcards", "config.validate.star-alone"),
-	"rules[].apiVersions":            c("matching.match-policy", "config.validate.star-alone"),
-	"rules[].resources":              c("matching.resources-wildcards", "config.validate.resource-wildcards", "propagation.webhook-configuration-change"),
-	"rules[].scope":                  c("matching.scope", "config.default.rule-scope", "config.validate.operations"),
-	"failurePolicy":                  c("failure.fail-rejects", "failure.ignore-admits", "config.default.failure-policy", "config.validate.enums", "propagation.webhook-configuration-change"),
-	"matchPolicy":                    c("matching.match-policy", "config.default.match-policy", "config.validate.enums"),
+	"rules[].operations":             c("matching.operations", "config.validate.operations", "config.validate.star-alone", "propagation.webhook-field-change"),
+	"rules[].apiGroups":              c("matching.resources-wildcards", "config.validate.star-alone", "propagation.webhook-field-change"),
+	"rules[].apiVersions":            c("matching.match-policy", "config.validate.star-alone", "propagation.webhook-field-change"),
+	"rules[].resources":              c("matching.resources-wildcards", "config.validate.resource-wildcards", "propagation.webhook-configuration-change", "propagation.webhook-field-change"),
+	"rules[].scope":                  c("matching.scope", "config.default.rule-scope", "config.validate.operations", "propagation.webhook-field-change"),
+	"failurePolicy":                  c("failure.fail-rejects", "failure.ignore-admits", "config.default.failure-policy", "config.validate.enums", "propagation.webhook-configuration-change", "propagation.webhook-field-change"),
+	"matchPolicy":                    c("matching.match-policy", "config.default.match-policy", "config.validate.enums", "propagation.webhook-field-change"),
 	"sideEffects":                    c("config.validate.side-effects", "matching.dry-run"),
-	"timeoutSeconds":                 c("failure.timeout-bounds-call", "config.default.timeout", "config.validate.timeout-range"),
-	"admissionReviewVersions":        c("review.version-negotiation", "config.validate.review-versions"),
+	"timeoutSeconds":                 c("failure.timeout-bounds-call", "failure.chain-deadline", "config.default.timeout", "config.validate.timeout-range", "propagation.webhook-field-change"),
+	"admissionReviewVersions":        c("review.version-negotiation", "config.validate.review-versions", "propagation.webhook-field-change"),
 	"matchConditions[].name":         c("config.validate.match-conditions"),
-	"matchConditions[].expression":   c("matching.match-conditions", "config.validate.match-conditions"),
+	"matchConditions[].expression":   c("matching.match-conditions", "config.validate.match-conditions", "propagation.webhook-field-change"),
 },
 	under("namespaceSelector", selector(
-		c("matching.namespace-selector", "config.default.selectors"),
+		c("matching.namespace-selector", "config.default.selectors", "propagation.webhook-field-change"),
 		c("matching.selector-operators", "config.validate.selectors"))),
 	under("objectSelector", selector(
-		c("matching.object-selector-old-or-new", "config.default.selectors"),
+		c("matching.object-selector-old-or-new", "config.default.selectors", "propagation.webhook-field-change"),
 		c("matching.selector-operators", "matching.object-selector-old-or-new", "config.validate.selectors"))),
 )
 
@@ -260,4 +260,5 @@ var Table = merge(
 		"auditAnnotations": c("answer.audit-annotations"),
 		"warnings":         c("answer.warnings"),
 	})),
+	under(CELRoot, celFields),
 )
