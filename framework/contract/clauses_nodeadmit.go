@@ -50,6 +50,16 @@ var _ = Register(
 		Source:  nodeKubeletRef,
 		Promise: "The kubelet records one Warning event about a rejected pod, with the rejection's Reason, from the pod's node.",
 		Specs:   nodeKubeletRejectionSpecs},
+	Clause{ID: "node.rejection-boundary", Area: NodeAdmission, Optional: "NodeAdmission",
+		Source: nodeKubeletRef + ", pkg/kubelet/lifecycle/predicate.go (InsufficientResourceError) over pkg/scheduler/framework/plugins/noderesources/fit.go (Fits) " +
+			"and k8s.io/component-helpers/resource PodRequests, k8s.io/kubernetes v1.37.2",
+		Promise: "A pod bound to a node is admitted when, for CPU, memory, ephemeral storage and each extended resource it asks for, its requests (its containers' and sidecars' summed, or its largest regular init container's plus the sidecars started before it if more, plus its overhead) are at most the node's allocatable less the requests of the non-terminal pods the node runs, and the node runs fewer pods than its allocatable pods; one unit more (1m CPU, 1 byte, 1 extended unit, one pod too many) is rejected with Reason OutOf<resource> and the message \"Pod was rejected: Node didn't have enough resource: <resource>, requested: <n>, used: <n>, capacity: <n>\".",
+		Specs:   []string{"KubeletAdmitsUpToAllocatable", "KubeletAdmitsUpToPodCapacity"}},
+	Clause{ID: "node.accounting", Area: NodeAdmission, Optional: "NodeAdmission",
+		Source: nodeKubeletRef + ", pkg/kubelet/kubelet.go (HandlePodAdditions admits against GetActivePods) and pkg/kubelet/kubelet_pods.go " +
+			"(filterOutInactivePods), k8s.io/kubernetes v1.37.2",
+		Promise: "The kubelet counts against a node's allocatable resources and pods only the pods it admitted and has not finished with: a pod it rejected holds nothing, a pod that finished (phase Failed after running past its activeDeadlineSeconds) holds nothing within the ObjectState bound (30 s by default) of being reported finished, and a deleted pod holds nothing once it has left the API (a graceful deletion ends with the kubelet removing the pod; a deletion with grace period 0 reaches the kubelet before any pod created after it).",
+		Specs:   []string{"KubeletReleasesRequests", "KubeletAdmitsUpToPodCapacity"}},
 
 	// Node declared features (NodeDeclaredFeatures, GA in 1.37): what a node
 	// publishes in status.declaredFeatures, the apiserver's and the
