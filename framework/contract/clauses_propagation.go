@@ -16,6 +16,11 @@ var _ = Register(
 		Promise: "A change to any behaviour-bearing field of a live webhook (rules' operations, resources, apiGroups, apiVersions and scope; namespaceSelector; objectSelector; matchConditions; " +
 			"clientConfig url and caBundle; failurePolicy; timeoutSeconds; matchPolicy; admissionReviewVersions; name), and changing it back, is each enforced on every apiserver replica within the propagation bound.",
 		Specs: []string{"WebhookFieldChanges"}},
+	Clause{ID: "propagation.policy-field-change", Area: Propagation,
+		Source: "seed 002 Goals (config applied within some bound); admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy.spec, ValidatingAdmissionPolicyBinding.spec",
+		Promise: "A change to any behaviour-bearing field of a live ValidatingAdmissionPolicy (validations' expression, message, messageExpression and reason; variables; matchConditions; matchConstraints' rules and namespaceSelector; failurePolicy; paramKind) " +
+			"or of its binding (validationActions; matchResources' selectors; paramRef; policyName), and changing it back, is each enforced on every apiserver replica within the policy propagation bound.",
+		Specs: []string{"PolicyFieldChanges"}},
 	Clause{ID: "propagation.policy-change", Area: Propagation,
 		Source:  "seed 002 Goals (config applied within some bound); admissionregistration.k8s.io/v1 {Validating,Mutating}AdmissionPolicy and bindings (kube-apiserver recompiles policies every second)",
 		Promise: "Binding a ValidatingAdmissionPolicy or a MutatingAdmissionPolicy, changing the policy and deleting the binding are each enforced on every apiserver replica within the policy propagation bound (2 s by default).",

@@ -189,7 +189,7 @@ var statusFields = map[string]Decision{
 }
 
 // Table is the decision for every field path of Roots.
-var Table = merge(
+var Table = withClause(merge(
 	under("MutatingWebhookConfiguration", merge(under("webhooks[]", mutatingWebhookFields),
 		map[string]Decision{"metadata": outOfScope(metadataWhy)})),
 	under("ValidatingWebhookConfiguration", merge(under("webhooks[]", webhookFields),
@@ -261,4 +261,26 @@ var Table = merge(
 		"warnings":         c("answer.warnings"),
 	})),
 	under(CELRoot, celFields),
+),
+	// PolicyFieldChanges changes these fields of a live ValidatingAdmissionPolicy and binding.
+	"propagation.policy-field-change",
+	"ValidatingAdmissionPolicy.spec.validations[].expression", "ValidatingAdmissionPolicy.spec.validations[].message",
+	"ValidatingAdmissionPolicy.spec.validations[].messageExpression", "ValidatingAdmissionPolicy.spec.validations[].reason",
+	"ValidatingAdmissionPolicy.spec.variables[].expression", "ValidatingAdmissionPolicy.spec.matchConditions[].expression",
+	"ValidatingAdmissionPolicy.spec.matchConstraints.resourceRules[].resources", "ValidatingAdmissionPolicy.spec.matchConstraints.namespaceSelector.matchLabels",
+	"ValidatingAdmissionPolicy.spec.failurePolicy", "ValidatingAdmissionPolicy.spec.paramKind.kind",
+	"ValidatingAdmissionPolicyBinding.spec.validationActions", "ValidatingAdmissionPolicyBinding.spec.matchResources.namespaceSelector.matchLabels",
+	"ValidatingAdmissionPolicyBinding.spec.matchResources.objectSelector.matchLabels", "ValidatingAdmissionPolicyBinding.spec.paramRef.name",
+	"ValidatingAdmissionPolicyBinding.spec.policyName",
 )
+
+// withClause returns t with clause added to the decisions of paths: one
+// spec checking fields that several shapes share in one kind alone.
+func withClause(t map[string]Decision, clause string, paths ...string) map[string]Decision {
+	for _, p := range paths {
+		d := t[p]
+		d.Clauses = append(append([]string(nil), d.Clauses...), clause)
+		t[p] = d
+	}
+	return t
+}
