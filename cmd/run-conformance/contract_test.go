@@ -10,6 +10,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/contract"
 	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
+	"github.com/admission-conformance/admission-conformance/framework/contract/observability"
 	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/hack/mutants"
@@ -133,6 +134,9 @@ func TestListContract(t *testing.T) {
 	r.mustExit(t, 0)
 	if line := fields.Summarize().Line(); !strings.HasSuffix(r.stdout, "\n"+line+"\n") || !strings.HasSuffix(line, ", 0 unmapped") {
 		t.Errorf("list --contract --coverage does not end with %q (0 unmapped):\n%s", line, r.stdout)
+	}
+	if line := observability.Summarize().Line(); !strings.Contains(r.stdout, line+"\n") {
+		t.Errorf("list --contract --coverage lacks the observability summary %q:\n%s", line, r.stdout)
 	}
 	if !strings.Contains(r.stdout, "\nValidatingWebhookConfiguration\n") || !strings.Contains(r.stdout, "  webhooks[].failurePolicy ") {
 		t.Errorf("list --contract --coverage lacks the paths by root:\n%s", r.stdout)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/contract"
 	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
+	"github.com/admission-conformance/admission-conformance/framework/contract/observability"
 	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
@@ -40,9 +41,17 @@ func newListCommand() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if showCoverage {
-				// The field inventory of the admission API (framework/contract/fields).
+				// The observability surface (framework/contract/observability),
+				// then the field inventory of the admission API and its CEL
+				// environment (framework/contract/fields), ending with its summary.
 				if output == "json" {
-					return json.NewEncoder(w).Encode(fields.Report())
+					return json.NewEncoder(w).Encode(struct {
+						fields.InventoryReport
+						Observability observability.InventoryReport
+					}{fields.Report(), observability.Report()})
+				}
+				if err := observability.WriteText(w); err != nil {
+					return err
 				}
 				return fields.WriteText(w)
 			}

@@ -1,0 +1,164 @@
+package webhooks
+
+import (
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var policyCheckMetrics = spec.Spec{
+	ShortName: "PolicyCheckMetrics",
+	Suite:     "webhooks",
+	Description: "A ValidatingAdmissionPolicy counts in apiserver_validating_admission_policy_check_total, with one sample of " +
+		"check_duration_seconds each, one check per failed validation per validationAction of the binding (deny, warn, " +
+		"audit) and one per validation that fails to evaluate (allow under failurePolicy Ignore, deny under Fail, error_type invalid_error).",
+	Features: []features.Name{features.ValidatingAdmissionPolicy, features.APIServerMetrics},
+	Profile:  spec.Extended,
+	Seed:     "KEP-3488 CEL admission control (metrics); k8s.io/apiserver v0.37.2 plugin/policy/validating/metrics",
+}
+
+var mutatingPolicyCheckMetrics = spec.Spec{
+	ShortName: "MutatingPolicyCheckMetrics",
+	Suite:     "webhooks",
+	Description: "A MutatingAdmissionPolicy counts in apiserver_mutating_admission_policy_check_total, with one sample of " +
+		"check_duration_seconds each, one check per mutation applied (no_error) and one per mutation that fails to evaluate (invalid_error).",
+	Features: []features.Name{features.MutatingAdmissionPolicy, features.APIServerMetrics},
+	Profile:  spec.Extended,
+	Seed:     "KEP-3962 mutating admission policies (metrics); k8s.io/apiserver v0.37.2 plugin/policy/mutating/metrics",
+}
+
+// documentedDenial maps the error_type the pinned apiserver gives a
+// validation that evaluated to false to the one its metrics document for
+// an expression that returned without an error: validating/errors.go
+// ErrorType calls every decision but an admit an error (invalid_error
+// unless the message starts with "compilation" or the cost-budget text),
+// though metrics.go says no_error is for an expression that returns
+// without an error. Only cases whose expressions never fail use it.
+func documentedDenial(labels map[string]string) map[string]string {
+	if labels["error_type"] == "invalid_error" {
+		labels["error_type"] = "no_error"
+	}
+	return labels
+}
+
+// failsToEvaluate reads a key the objects do not have.
+const failsToEvaluate = "object.data['absent'] == 'x'"
+
+var _ = harness.Describe(policyCheckMetrics, func(f *harness.Framework) {
+	read := []string{vapChecks, vapCheckDuration}
+
+	ginkgo.It("failed validations: one check per failed expression per action of each binding", func(ctx ginkgo.SpecContext) {
+		s := admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			Validations: []admissionregistrationv1.Validation{
+				{Expression: "true", Message: "never fails"},
+				{Expression: rejectsBad, Message: "verdict is bad"},
+				{Expression: "object.data['verdict'] != 'bad'", Message: "verdict is still bad"},
+			},
+		}
+		audited := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: []admissionregistrationv1.ValidationAction{
+			admissionregistrationv1.Warn, admissionregistrationv1.Audit}}
+		gomega.Expect(vapAndBinding(ctx, f, "actions", s, audited)).To(gomega.Succeed())
+		policy, auditing, denying := policyName(f, "actions"), policyName(f, "actions"), policyName(f, "actions-deny")
+		gomega.Expect(bindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: denying},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy, ValidationActions: denyAction()}})).To(gomega.Succeed())
+		gomega.Expect(awaitVAPs(ctx, f)).To(gomega.Succeed())
+
+		before := mustScrapeMetrics(ctx, f, read...)
+		for i := range 2 {
+			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, verdict(f, fmt.Sprintf("bad-%d", i), "bad"), metav1.CreateOptions{})
+			expectPolicyDenial(err, 422, metav1.StatusReasonInvalid, fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: verdict is bad", policy, denying))
+		}
+		after := mustScrapeMetrics(ctx, f, read...)
+		w := deltas{}
+		for binding, actions := range map[string][]string{auditing: {"warn", "audit"}, denying: {"deny"}} {
+			for _, a := range actions {
+				w.add(4, lbl("policy", policy, "policy_binding", binding, "error_type", "no_error", "enforcement_action", a))
+			}
+		}
+		for _, metric := range []string{vapChecks, vapCheckDuration} {
+			expectMovedBy(before, after, metric, lbl("policy", policy), countOf, documentedDenial, w,
+				"2 requests × 2 failed expressions, once per action of each binding; the passing expression is no check")
+		}
+	})
+
+	ginkgo.It("validations that fail to evaluate: allow under failurePolicy Ignore, deny under Fail, error_type invalid_error", func(ctx ginkgo.SpecContext) {
+		for suffix, fp := range map[string]admissionregistrationv1.FailurePolicyType{"ignore": admissionregistrationv1.Ignore, "fail": admissionregistrationv1.Fail} {
+			gomega.Expect(vapAndBinding(ctx, f, suffix, admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy: ptr.To(fp),
+				Validations:   []admissionregistrationv1.Validation{{Expression: failsToEvaluate, Message: "never evaluates"}},
+			}, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
+		}
+		gomega.Expect(awaitVAPs(ctx, f)).To(gomega.Succeed())
+		before := mustScrapeMetrics(ctx, f, read...)
+		for i := range 2 {
+			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, verdict(f, fmt.Sprintf("any-%d", i), "any"), metav1.CreateOptions{})
+			gomega.Expect(err).To(gomega.HaveOccurred(), "the policy under failurePolicy Fail denies")
+		}
+		after := mustScrapeMetrics(ctx, f, read...)
+		for suffix, action := range map[string]string{"ignore": "allow", "fail": "deny"} {
+			name := policyName(f, suffix)
+			for _, metric := range []string{vapChecks, vapCheckDuration} {
+				expectMoved(before, after, metric, lbl("policy", name),
+					deltas{}.add(2, lbl("policy", name, "policy_binding", name, "error_type", "invalid_error", "enforcement_action", action)),
+					"one check per request whose validation failed to evaluate")
+			}
+		}
+	})
+})
+
+var _ = harness.Describe(mutatingPolicyCheckMetrics, func(f *harness.Framework) {
+	ginkgo.It("one check per mutation: no_error when applied, invalid_error when it fails to evaluate", func(ctx ginkgo.SpecContext) {
+		// The first policy is created without waiting; mapWith waits for both.
+		applied := policyName(f, "applied")
+		gomega.Expect(createMAP(ctx, f, applied, mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			Mutations: []mutatingpolicy.Mutation{
+				applyConfiguration(`Object{data: {"applied": "yes"}}`),
+				jsonPatch(`[JSONPatch{op: "add", path: "/data/patched", value: "yes"}]`),
+			},
+		})).To(gomega.Succeed())
+		bindings := mutatingpolicy.BindingClient(f.Dynamic)
+		b := &mutatingpolicy.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: applied, Labels: f.Labels()},
+			Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: applied, MatchResources: scoped(f, nil)}}
+		_, err := bindings.Create(ctx, b, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		ginkgo.DeferCleanup(ignoreNotFound, bindings.Delete, applied)
+		gomega.Expect(mapWith(ctx, f, "erroring", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Ignore),
+			Mutations: []mutatingpolicy.Mutation{
+				jsonPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`),
+				applyConfiguration(`Object{data: {"after": "applied"}}`),
+			},
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		erroring := policyName(f, "erroring")
+
+		read := []string{mapChecks, mapCheckDuration}
+		before := mustScrapeMetrics(ctx, f, read...)
+		for i := range 2 {
+			got, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, configMap(f, fmt.Sprintf("subject-%d", i), map[string]string{"k": "v"}), metav1.CreateOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(got.Data).To(gomega.Equal(map[string]string{"k": "v", "applied": "yes", "patched": "yes", "after": "applied"}),
+				"both policies applied their mutations, but for the one that failed to evaluate")
+		}
+		after := mustScrapeMetrics(ctx, f, read...)
+		for _, metric := range []string{mapChecks, mapCheckDuration} {
+			expectMoved(before, after, metric, lbl("policy", applied),
+				deltas{}.add(4, lbl("policy", applied, "policy_binding", applied, "error_type", "no_error")),
+				"2 requests × 2 mutations applied")
+			expectMoved(before, after, metric, lbl("policy", erroring), deltas{}.
+				add(2, lbl("policy", erroring, "policy_binding", erroring, "error_type", "invalid_error")).
+				add(2, lbl("policy", erroring, "policy_binding", erroring, "error_type", "no_error")),
+				"per request, the mutation that failed to evaluate and the one after it, applied")
+		}
+	})
+})

@@ -1,0 +1,88 @@
+package webhooks
+
+import (
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var admissionStepMetrics = spec.Spec{
+	ShortName: "AdmissionStepMetrics",
+	Suite:     "webhooks",
+	Description: "Each admission phase of a request is one sample of apiserver_admission_step_admission_duration_seconds " +
+		"(type admit or validate, operation, rejected) at least as long as the webhooks called in it, and one of " +
+		"apiserver_admission_controller_admission_duration_seconds under the webhook plugin's name.",
+	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.APIServerMetrics},
+	Profile:  spec.Extended,
+	Seed:     "000 Requirements for extensible admission: object mutations must happen before object validations; k8s.io/apiserver v0.37.2 pkg/admission/metrics (step and plugin metrics)",
+	Isolation: spec.Isolation{Serial: true,
+		Reason: "the step and plugin histograms name no webhook: the case tells its requests apart by a duration no other request's admission takes, which other specs' slow webhooks would take too"},
+}
+
+// The step and plugin histograms' largest finite bucket is 2.5 s (buckets
+// 0.005, 0.025, 0.1, 0.5, 1, 2.5): a step that waited slowDelay for a
+// webhook is counted above it, where no other request's admission lands
+// while the case runs alone.
+const (
+	stepBucket = 2.5
+	slowDelay  = 2600 * time.Millisecond
+)
+
+var _ = harness.Describe(admissionStepMetrics, func(f *harness.Framework) {
+	ginkgo.It("admit and validate steps, admitted and rejected, create and update: one sample each above 2.5 s", func(ctx ginkgo.SpecContext) {
+		slow := func(a fakewebhook.Action) fakewebhook.Behaviour {
+			return fakewebhook.Behaviour{Action: a, Delay: slowDelay, Message: "slow and no"}
+		}
+		_, err := f.RegisterMutating(ctx, "steps",
+			harness.Hook{Name: "slow-deny", ObjectSelector: routed("admit-deny"), Behaviour: slow(fakewebhook.Deny)})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		_, err = f.RegisterValidating(ctx, "steps",
+			harness.Hook{Name: "slow-allow", ObjectSelector: routed("validate-allow"), Behaviour: slow(fakewebhook.Allow)},
+			harness.Hook{Name: "slow-deny", ObjectSelector: routed("validate-deny"), Behaviour: slow(fakewebhook.Deny)})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+
+		read := []string{stepDuration, pluginDuration, stepSummary}
+		cms := f.Client.CoreV1().ConfigMaps(f.Namespace)
+		before := mustScrapeMetrics(ctx, f, read...)
+		_, err = cms.Create(ctx, routedConfigMap(f, "admit-deny", "admit-deny", nil), metav1.CreateOptions{})
+		gomega.Expect(err).To(gomega.HaveOccurred(), "the mutating hook denies")
+		allowed, err := cms.Create(ctx, routedConfigMap(f, "validate-allow", "validate-allow", nil), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		allowed.Data = map[string]string{"updated": "yes"}
+		_, err = cms.Update(ctx, allowed, metav1.UpdateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		_, err = cms.Create(ctx, routedConfigMap(f, "validate-deny", "validate-deny", nil), metav1.CreateOptions{})
+		gomega.Expect(err).To(gomega.HaveOccurred(), "the validating hook denies")
+		after := mustScrapeMetrics(ctx, f, read...)
+
+		steps := deltas{}.
+			add(1, lbl("type", "admit", "operation", "CREATE", "rejected", "true")).
+			add(1, lbl("type", "validate", "operation", "CREATE", "rejected", "false")).
+			add(1, lbl("type", "validate", "operation", "UPDATE", "rejected", "false")).
+			add(1, lbl("type", "validate", "operation", "CREATE", "rejected", "true"))
+		expectMovedBy(before, after, stepDuration, nil, samplesAbove(stepBucket), nil, steps,
+			"each request's slow step, with its type, operation and whether it rejected the request, and nothing else above 2.5 s")
+		plugins := deltas{}.
+			add(1, lbl("name", "MutatingAdmissionWebhook", "type", "admit", "operation", "CREATE", "rejected", "true")).
+			add(1, lbl("name", "ValidatingAdmissionWebhook", "type", "validate", "operation", "CREATE", "rejected", "false")).
+			add(1, lbl("name", "ValidatingAdmissionWebhook", "type", "validate", "operation", "UPDATE", "rejected", "false")).
+			add(1, lbl("name", "ValidatingAdmissionWebhook", "type", "validate", "operation", "CREATE", "rejected", "true"))
+		expectMovedBy(before, after, pluginDuration, nil, samplesAbove(stepBucket), nil, plugins,
+			"each request's slow webhook plugin, under the plugin's name, and nothing else above 2.5 s")
+
+		// The summary has no buckets: other requests' steps count in it too,
+		// so only a lower bound is the case's.
+		for _, s := range steps.labelSets() {
+			moved := after.moved(before, stepSummary, s, sumOf, nil)
+			gomega.Expect(moved[labelKey(s)]).To(gomega.BeNumerically(">=", slowDelay.Seconds()),
+				"%s{%s} must sum at least the slow step it observed", stepSummary, labelKey(s))
+		}
+	})
+})
