@@ -23,8 +23,10 @@ var celFields = merge(
 	// A webhook's matchConditions compile with object, oldObject, request,
 	// authorizer and namespaceObject, which the webhook matcher always
 	// binds to null (webhook/matchconditions/matcher.go).
-	under("variables.webhook", celVariables("cel.variables", "matching.match-conditions")),
-	under("variables.validating", merge(celVariables("cel.variables"), map[string]Decision{
+	under("variables.webhook", celVariables("matching.match-conditions.variables", "matching.match-conditions")),
+	under("variables.validating", override(celVariables("cel.variables"), map[string]Decision{
+		"authorizer":                 c("cel.variables.authorizer"),
+		"authorizer.requestResource": c("cel.variables.authorizer"),
 		"params":    c("cel.variables", "policy.params.by-name"),
 		"variables": c("cel.variables", "policy.variables.composition", "policy.variables.lazy"),
 	})),
@@ -47,8 +49,8 @@ var celFields = merge(
 		"kubernetes.net.cidr":       c("cel.libraries"),
 		"kubernetes.format":         c("cel.libraries"),
 		"kubernetes.Semver":         c("cel.libraries"),
-		"kubernetes.authz":          c("cel.variables"),
-		"kubernetes.authzSelectors": c("cel.variables"),
-		"kubernetes.jsonpatch":      c("cel.libraries", "policy.mutating.patch-types"),
+		"kubernetes.authz":          c("cel.variables.authorizer", "policy.mutating.cel-variables"),
+		"kubernetes.authzSelectors": c("cel.variables.authorizer-selectors"),
+		"kubernetes.jsonpatch":      c("cel.libraries.jsonpatch", "policy.mutating.patch-types"),
 	}),
 )
