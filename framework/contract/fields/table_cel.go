@@ -27,8 +27,8 @@ var celFields = merge(
 	under("variables.validating", override(celVariables("cel.variables"), map[string]Decision{
 		"authorizer":                 c("cel.variables.authorizer"),
 		"authorizer.requestResource": c("cel.variables.authorizer"),
-		"params":    c("cel.variables", "policy.params.by-name"),
-		"variables": c("cel.variables", "policy.variables.composition", "policy.variables.lazy"),
+		"params":                     c("cel.variables", "policy.params.by-name"),
+		"variables":                  c("cel.variables", "policy.variables.composition", "policy.variables.lazy"),
 	})),
 	under("variables.mutating", merge(celVariables("policy.mutating.cel-variables"), map[string]Decision{
 		"params":    c("policy.mutating.cel-variables"),
