@@ -10,8 +10,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// accessName names the ClusterRole and binding for the hollow nodes.
-const accessName = "admission-conformance:hollow-nodes"
+// accessName names the ClusterRole and binding for the hollow nodes, and
+// HollowNodesGroup is the group their identities carry besides system:nodes:
+// the binding names it, not system:nodes, so a node identity the harness did
+// not start (one a spec impersonates to watch the Node authorizer at work)
+// has what the Node authorizer gives it and nothing more.
+const (
+	accessName       = "admission-conformance:hollow-nodes"
+	HollowNodesGroup = "admission-conformance:hollow-nodes"
+)
 
 // grantPodStatusAccess lets every node read pods and write their status
 // through RBAC as well as through the Node authorizer. The Node authorizer
@@ -24,12 +31,13 @@ const accessName = "admission-conformance:hollow-nodes"
 // 4 rejections in 100 taking ~10 s instead of ~10 ms. Authorization is not
 // what the harness checks, admission is.
 func grantPodStatusAccess(ctx context.Context, client kubernetes.Interface) error {
-	return GrantPodStatusAccess(ctx, client, accessName)
+	return GrantPodStatusAccess(ctx, client, accessName, rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: HollowNodesGroup})
 }
 
 // GrantPodStatusAccess creates the ClusterRole and binding called name that
-// grantPodStatusAccess describes; the kind provider uses it for its kubelets.
-func GrantPodStatusAccess(ctx context.Context, client kubernetes.Interface, accessName string) error {
+// grantPodStatusAccess describes, for subjects; the kind provider uses it
+// for its kubelets.
+func GrantPodStatusAccess(ctx context.Context, client kubernetes.Interface, accessName string, subjects ...rbacv1.Subject) error {
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: accessName},
 		Rules: []rbacv1.PolicyRule{
@@ -40,7 +48,7 @@ func GrantPodStatusAccess(ctx context.Context, client kubernetes.Interface, acce
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: accessName},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: accessName},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:nodes"}},
+		Subjects:   subjects,
 	}
 	if _, err := client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("grant nodes pod status access: %w", err)

@@ -10,9 +10,10 @@ import (
 )
 
 // writeKubeconfig gives a node its own identity, system:node:<name> in group
-// system:nodes, so the apiserver's Node authorizer treats it as that node.
+// system:nodes, so the apiserver's Node authorizer treats it as that node,
+// and in HollowNodesGroup, which the harness's RBAC grant names.
 func writeKubeconfig(dir, name, server, caCertFile string, ca *pki.CA) (string, error) {
-	pair, err := ca.Client("system:node:"+name, "system:nodes")
+	pair, err := ca.Client("system:node:"+name, "system:nodes", HollowNodesGroup)
 	if err != nil {
 		return "", err
 	}
