@@ -124,7 +124,7 @@ func matchResourcesFields(selectors string) map[string]Decision {
 	return merge(
 		under("resourceRules[]", rules),
 		under("excludeResourceRules[]", override(ruleFields("policy.match.exclude-resource-rules"), map[string]Decision{
-			"scope": c("config.policy-default.match-resources").gap("no spec excludes requests by scope"),
+			"scope": c("config.policy-default.match-resources", "policy.match.binding-selection", "policy.mutating.matching"),
 		})),
 		map[string]Decision{"matchPolicy": c("policy.match.match-policy", "config.policy-default.match-resources", "config.policy-validate.enums")},
 		under("namespaceSelector", selector(c(selectors, "config.policy-default.match-resources"), c(selectors, "matching.selector-operators", "config.policy-validate.enums"))),
@@ -154,7 +154,7 @@ var bindingFields = merge(
 		"paramRef.namespace":               c("policy.params.namespace"),
 		"paramRef.parameterNotFoundAction": c("policy.params.not-found-allow", "policy.params.not-found-deny", "config.policy-validate.param-ref"),
 	},
-	under("paramRef.selector", selector(c("policy.params.selector", "policy.params.cluster-scoped"), c("config.policy-validate.param-ref").gap("no spec selects params by expression"))),
+	under("paramRef.selector", selector(c("policy.params.selector", "policy.params.cluster-scoped"), c("config.policy-validate.param-ref", "policy.match.binding-selection", "policy.mutating.matching"))),
 )
 
 // override returns base with the entries of over put in or replaced: what
