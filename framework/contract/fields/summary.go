@@ -1,37 +1,20 @@
 package fields
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/admission-conformance/admission-conformance/framework/contract/celenv"
+	"github.com/admission-conformance/admission-conformance/framework/contract/decision"
 )
-
-// Validate checks a decision's own shape: out of scope and covered are
-// exclusive, and a decision says something.
-func (d Decision) Validate() error {
-	switch {
-	case d.OutOfScope != "" && (len(d.Clauses) > 0 || d.Gap != ""):
-		return errors.New("OutOfScope excludes Clauses and Gap")
-	case d.OutOfScope == "" && len(d.Clauses) == 0 && d.Gap == "":
-		return errors.New("a decision needs Clauses, a Gap or OutOfScope")
-	}
-	return nil
-}
 
 // Summary counts the inventory by decision.
 type Summary struct {
 	// Paths counts every entry; CEL those of them under CELRoot.
 	Paths, CEL int
-	// Mapped paths have clauses; WithGap of them also name a gap.
-	Mapped, WithGap int
-	// OnlyGap paths have a gap and no clause: nothing checks them yet.
-	OnlyGap    int
-	OutOfScope int
-	Unmapped   int
+	decision.Counts
 }
 
 // Summarize counts the pinned inventory against the table.
@@ -43,19 +26,7 @@ func Summarize() Summary {
 			s.CEL++
 		}
 		d, ok := Table[string(p)]
-		switch {
-		case !ok:
-			s.Unmapped++
-		case d.OutOfScope != "":
-			s.OutOfScope++
-		case len(d.Clauses) > 0:
-			s.Mapped++
-			if d.Gap != "" {
-				s.WithGap++
-			}
-		default:
-			s.OnlyGap++
-		}
+		s.Add(d, ok)
 	}
 	return s
 }

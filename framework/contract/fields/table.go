@@ -1,5 +1,7 @@
 package fields
 
+import "github.com/admission-conformance/admission-conformance/framework/contract/decision"
+
 // The field table: a decision for every field path the pinned types have.
 // When TestEveryFieldIsDecided names an unknown path, read what the field
 // does in the pinned sources and add an entry: the clauses whose specs check
@@ -13,21 +15,11 @@ package fields
 // field means the same in both webhook kinds.
 
 // Decision is the table's verdict on one field path.
-type Decision struct {
-	// Clauses are contract clause IDs whose specs check what the field does.
-	Clauses []string `json:",omitempty"`
-	// Gap says what of the field's behaviour no spec checks yet: the field
-	// is listed as an exception until a spec does.
-	Gap string `json:",omitempty"`
-	// OutOfScope says why the admission contract needs nothing of the field.
-	OutOfScope string `json:",omitempty"`
-}
+type Decision = decision.Decision
 
-func c(ids ...string) Decision { return Decision{Clauses: ids} }
+func c(ids ...string) Decision { return decision.Of(ids...) }
 
-func (d Decision) gap(why string) Decision { d.Gap = why; return d }
-
-func outOfScope(why string) Decision { return Decision{OutOfScope: why} }
+func outOfScope(why string) Decision { return decision.OutOfScope(why) }
 
 const (
 	metadataWhy         = "generic object metadata: stored, validated and versioned by the apiserver for every kind alike; the admission-specific rule on names is static.reserved-suffix"
@@ -72,10 +64,10 @@ var webhookFields = merge(map[string]Decision{
 	"name":                           c("config.validate.webhook-name", "answer.denial.status", "failure.fail-rejects", "propagation.webhook-field-change"),
 	"clientConfig.url":               c("config.validate.client-config", "failure.fail-rejects", "propagation.webhook-field-change"),
 	"clientConfig.caBundle":          c("failure.fail-rejects", "propagation.webhook-field-change"),
-	"clientConfig.service.namespace": c("config.validate.client-config", "static.invalid-reload-keeps-previous").gap(noServiceNetworkGap),
-	"clientConfig.service.name":      c("config.validate.accepts-valid", "static.invalid-reload-keeps-previous").gap(noServiceNetworkGap),
-	"clientConfig.service.path":      c("config.validate.accepts-valid").gap(noServiceNetworkGap),
-	"clientConfig.service.port":      c("config.validate.accepts-valid").gap(noServiceNetworkGap),
+	"clientConfig.service.namespace": c("config.validate.client-config", "static.invalid-reload-keeps-previous").WithGap(noServiceNetworkGap),
+	"clientConfig.service.name":      c("config.validate.accepts-valid", "static.invalid-reload-keeps-previous").WithGap(noServiceNetworkGap),
+	"clientConfig.service.path":      c("config.validate.accepts-valid").WithGap(noServiceNetworkGap),
+	"clientConfig.service.port":      c("config.validate.accepts-valid").WithGap(noServiceNetworkGap),
 	"rules[].operations":             c("matching.operations", "config.validate.operations", "config.validate.star-alone", "propagation.webhook-field-change"),
 	"rules[].apiGroups":              c("matching.resources-wildcards", "config.validate.star-alone", "propagation.webhook-field-change"),
 	"rules[].apiVersions":            c("matching.match-policy", "config.validate.star-alone", "propagation.webhook-field-change"),

@@ -24,7 +24,7 @@ var celFields = merge(
 	// authorizer and namespaceObject, which the webhook matcher always
 	// binds to null (webhook/matchconditions/matcher.go).
 	under("variables.webhook", override(celVariables("matching.match-conditions.variables", "matching.match-conditions"), map[string]Decision{
-		"namespaceObject": c("matching.match-conditions.variables").gap("declared for webhook matchConditions but always null there (the webhook matcher binds no namespace): no spec reads it, the documentation says nothing of it"),
+		"namespaceObject": c("matching.match-conditions.variables").WithGap("declared for webhook matchConditions but always null there (the webhook matcher binds no namespace): no spec reads it, the documentation says nothing of it"),
 	})),
 	under("variables.validating", override(celVariables("cel.variables"), map[string]Decision{
 		"authorizer":                 c("cel.variables.authorizer"),

@@ -5,18 +5,15 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/admission-conformance/admission-conformance/framework/contract/decision"
 )
 
 // Summary counts the inventory by kind and decision.
 type Summary struct {
 	Module                           string
 	Annotations, Metrics, Forwarders int
-	// Mapped entries have clauses; WithGap of them also name a gap.
-	Mapped, WithGap int
-	// OnlyGap entries have a gap and no clause: nothing asserts them yet.
-	OnlyGap    int
-	OutOfScope int
-	Unmapped   int
+	decision.Counts
 }
 
 // Summarize counts the pinned inventory against the table.
@@ -26,19 +23,7 @@ func summarize(inv Inventory, table map[string]Decision) Summary {
 	s := Summary{Module: inv.Module, Annotations: len(inv.Annotations), Metrics: len(inv.Metrics), Forwarders: len(inv.Forwarders)}
 	for _, id := range inv.IDs() {
 		d, ok := table[id]
-		switch {
-		case !ok:
-			s.Unmapped++
-		case d.OutOfScope != "":
-			s.OutOfScope++
-		case len(d.Clauses) > 0:
-			s.Mapped++
-			if d.Gap != "" {
-				s.WithGap++
-			}
-		default:
-			s.OnlyGap++
-		}
+		s.Add(d, ok)
 	}
 	return s
 }

@@ -13,7 +13,7 @@ func TestWriteTextMarksUndecidedAndSummarizes(t *testing.T) {
 		Forwarders:  []Forwarder{{Site: "pkg/x.go f", Call: "a.AddAnnotation"}},
 	}
 	table := map[string]Decision{
-		"annotation a.admission.k8s.io/{x}": c("b.clause", "a.clause").gap("half of it"),
+		"annotation a.admission.k8s.io/{x}": c("b.clause", "a.clause").WithGap("half of it"),
 		"metric apiserver_admission_m":      outOfScope("why not"),
 		"forwarder pkg/x.go f":              {Gap: "nothing yet"},
 	}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/admission-conformance/admission-conformance/framework/contract/decision"
 )
 
 // The decision table: one entry per audit annotation key, metric and
@@ -17,33 +19,11 @@ import (
 // entries it calls stale.
 
 // Decision is the table's verdict on one entry.
-type Decision struct {
-	// Clauses are contract clause IDs whose specs assert the key or metric.
-	Clauses []string `json:",omitempty"`
-	// Gap says what of it no spec asserts (yet, or because the pinned
-	// apiserver disagrees with its own documentation).
-	Gap string `json:",omitempty"`
-	// OutOfScope says why the admission contract needs nothing of it.
-	OutOfScope string `json:",omitempty"`
-}
+type Decision = decision.Decision
 
-// Validate checks a decision's own shape: out of scope and covered are
-// exclusive, and a decision says something.
-func (d Decision) Validate() error {
-	switch {
-	case d.OutOfScope != "" && (len(d.Clauses) > 0 || d.Gap != ""):
-		return errors.New("OutOfScope excludes Clauses and Gap")
-	case d.OutOfScope == "" && len(d.Clauses) == 0 && d.Gap == "":
-		return errors.New("a decision needs Clauses, a Gap or OutOfScope")
-	}
-	return nil
-}
+func c(ids ...string) Decision { return decision.Of(ids...) }
 
-func c(ids ...string) Decision { return Decision{Clauses: ids} }
-
-func (d Decision) gap(why string) Decision { d.Gap = why; return d }
-
-func outOfScope(why string) Decision { return Decision{OutOfScope: why} }
+func outOfScope(why string) Decision { return decision.OutOfScope(why) }
 
 const (
 	mutationAnnotations = "observability.audit.mutation-annotations"
@@ -67,7 +47,7 @@ var Table = map[string]Decision{
 	// Audit annotations.
 	"annotation failed-open.mutation.webhook.admission.k8s.io/round_{round}_index_{idx}": c(failOpenObservable),
 	"annotation failed-open.validating.webhook.admission.k8s.io/round_0_index_{idx}":     c(failOpenObservable),
-	"annotation mutation.webhook.admission.k8s.io/round_{round}_index_{idx}": c(mutationAnnotations).gap(
+	"annotation mutation.webhook.admission.k8s.io/round_{round}_index_{idx}": c(mutationAnnotations).WithGap(
 		"mutated for a patch that changes no field is not asserted: v0.37.2 compares the object with the patched one decoded back from JSON, whose managedFields times lost their nanoseconds, so it says true where the documentation (\"whether the webhook mutated the object\") says false"),
 	"annotation patch.webhook.admission.k8s.io/round_{round}_index_{idx}": c(patchAnnotations),
 	"annotation validation.policy.admission.k8s.io/validation_failure":    c("policy.audit.validation-failure", "policy.audit.several-bindings"),
@@ -75,15 +55,15 @@ var Table = map[string]Decision{
 	"annotation {policyName}/{key}": c("policy.audit-annotations.key", "policy.audit-annotations.omitted"),
 
 	// Metrics.
-	"metric apiserver_admission_controller_admission_duration_seconds": c(admissionSteps).gap(
+	"metric apiserver_admission_controller_admission_duration_seconds": c(admissionSteps).WithGap(
 		"asserted for the two webhook plugins only, by samples above the 2.5 s bucket: the other compiled-in plugins are not admission extensions"),
-	"metric apiserver_admission_match_condition_evaluation_errors_total": c(matchConditions).gap(conditionTypeGap),
-	"metric apiserver_admission_match_condition_evaluation_seconds": c(matchConditions).gap(
+	"metric apiserver_admission_match_condition_evaluation_errors_total": c(matchConditions).WithGap(conditionTypeGap),
+	"metric apiserver_admission_match_condition_evaluation_seconds": c(matchConditions).WithGap(
 		"a matching evaluation is not asserted: v0.37.2 times only the evaluations that exclude the request or fail (matchconditions/matcher.go returns a match before observing it), the help says every evaluation; " + conditionTypeGap),
-	"metric apiserver_admission_match_condition_exclusions_total": c(matchConditions).gap(
+	"metric apiserver_admission_match_condition_exclusions_total": c(matchConditions).WithGap(
 		"policies are not asserted: v0.37.2 counts exclusions for webhooks only (generic/webhook.go), though the help names policies too"),
 	"metric apiserver_admission_step_admission_duration_seconds": c(admissionSteps),
-	"metric apiserver_admission_step_admission_duration_seconds_summary": c(admissionSteps).gap(
+	"metric apiserver_admission_step_admission_duration_seconds_summary": c(admissionSteps).WithGap(
 		"a lower bound only: a summary has no buckets to set the case's slow steps apart from every other request's, so its count and sum are asserted to grow by at least the case's"),
 	"metric apiserver_admission_webhook_admission_duration_seconds": c(webhookCalls),
 	"metric apiserver_admission_webhook_fail_open_count":            c(failOpenObservable, webhookCalls),
@@ -94,10 +74,10 @@ var Table = map[string]Decision{
 	"metric apiserver_manifest_admission_config_controller_automatic_reloads_total": c(staticReload),
 	"metric apiserver_manifest_admission_config_controller_last_config_info":        c(staticReload),
 	"metric apiserver_mutating_admission_policy_check_duration_seconds":             c(mutatingChecks),
-	"metric apiserver_mutating_admission_policy_check_total": c(mutatingChecks).gap(
+	"metric apiserver_mutating_admission_policy_check_total": c(mutatingChecks).WithGap(
 		"compile_error and out_of_budget are not exercised: a stored policy that does not compile cannot be created, and no case spends a mutation's cost budget"),
 	"metric apiserver_validating_admission_policy_check_duration_seconds": c(policyChecks),
-	"metric apiserver_validating_admission_policy_check_total": c(policyChecks).gap(
+	"metric apiserver_validating_admission_policy_check_total": c(policyChecks).WithGap(
 		"the error_type of a validation that evaluated to false is asserted as documented (no_error) or as pinned: v0.37.2 labels it invalid_error (validating/errors.go ErrorType calls every decision but an admit an error); passing validations count nothing in v0.37.2 and are not asserted; compile_error and out_of_budget are not exercised"),
 	"metric apiserver_webhooks_x509_insecure_sha1_total": outOfScope(x509Why),
 	"metric apiserver_webhooks_x509_missing_san_total":   outOfScope(x509Why),
