@@ -30,6 +30,11 @@ var _ = Register(
 		Promise: "Webhooks called one after another share the request's deadline: a later webhook is given, and told in ?timeout=, only what the earlier ones left when that is shorter than its timeoutSeconds; " +
 			"when the deadline passes during admission the request fails (504 Timeout) and nothing is stored, even if every webhook is failurePolicy Ignore; an answer within what is left is used.",
 		Specs: []string{"ChainTimeoutBudget"}},
+	Clause{ID: "failure.service-reference", Area: FailurePolicy, Optional: "WebhookServiceReference",
+		Source: "admissionregistration.k8s.io/v1 WebhookClientConfig.service; k8s.io/apiserver v0.37.2 pkg/util/webhook (service resolution, TLS server name <service>.<namespace>.svc)",
+		Promise: "A webhook named by clientConfig.service is called at the Service's port (resolved to its endpoints), on service.path, with TLS verified against caBundle for <service>.<namespace>.svc; " +
+			"a port the Service does not have, or a Service or namespace that does not exist, is a failed call (500 under Fail); a live change of any of them is enforced within the propagation bound.",
+		Specs: []string{"WebhookServiceReference"}},
 	Clause{ID: "failure.wrong-uid-fails-the-call", Area: FailurePolicy,
 		Source:  "admission.k8s.io/v1 AdmissionResponse.uid (must match the request's uid)",
 		Promise: "An answer whose response.uid is not the request's uid is a failed call, handled by the failurePolicy; its patch is never applied.",

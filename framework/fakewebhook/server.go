@@ -114,10 +114,33 @@ func servingConfig(ca *pki.CA, hosts []string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A webhook reached through a Service is called with the Service's DNS
+	// name (<service>.<namespace>.svc) as the TLS server name: such a name
+	// gets a certificate of its own, issued by ca on first use.
+	var issued sync.Map // server name -> *tls.Certificate
 	return &tls.Config{
 		Certificates: []tls.Certificate{cert},
-		MinVersion:   tls.VersionTLS12,
-		NextProtos:   []string{"http/1.1"},
+		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			name := hello.ServerName
+			if !strings.HasSuffix(name, ".svc") {
+				return &cert, nil
+			}
+			if c, ok := issued.Load(name); ok {
+				return c.(*tls.Certificate), nil
+			}
+			kp, err := ca.Serving(name, name)
+			if err != nil {
+				return nil, err
+			}
+			c, err := kp.TLSCertificate()
+			if err != nil {
+				return nil, err
+			}
+			actual, _ := issued.LoadOrStore(name, &c)
+			return actual.(*tls.Certificate), nil
+		},
+		MinVersion: tls.VersionTLS12,
+		NextProtos: []string{"http/1.1"},
 	}, nil
 }
 

@@ -52,6 +52,7 @@ const (
 	NodeAdmissionPlugins       Name = "NodeAdmissionPlugins"
 	ReferenceInitializers      Name = "ReferenceInitializers"
 	HostWebhooksReachable      Name = "HostWebhooksReachable"
+	WebhookServiceReference    Name = "WebhookServiceReference"
 	// Admission features new in Kubernetes 1.37 (read from the v1.37.2
 	// sources; each one's gate is named in its description).
 	StaticAdmissionManifests        Name = "StaticAdmissionManifests"
@@ -79,6 +80,7 @@ var registry = map[Name]Feature{
 	NodeAdmissionPlugins:       {Description: "nodes host KEP-2823 node-local pod admission plugins"},
 	ReferenceInitializers:      {Description: "the project's reference implementation of the seed's initializers is installed"},
 	HostWebhooksReachable:      {Description: "the apiservers can call webhook servers the harness runs on this host"},
+	WebhookServiceReference:    {ProviderSetUp: true, Description: "the apiservers call a webhook named by clientConfig.service through a Service whose EndpointSlice points at this host (the embedded cluster routes to endpoints itself: kube-apiserver --enable-aggregator-routing)"},
 	StaticAdmissionManifests: {Since: "1.37", ProviderSetUp: true,
 		Description: "webhooks and policies loaded from staticManifestsDir files (gate ManifestBasedAdmissionControlConfig, beta and on by default in 1.37); the provider gives every apiserver the directories and lets the harness write them"},
 	WebhookVirtualResourcesExcluded: {Since: "1.37",

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
@@ -85,6 +86,9 @@ func (c *Cluster) Capabilities() features.Set {
 	}
 	if c.controlled {
 		s[features.ControllerManager] = struct{}{}
+	}
+	if _, err := fakewebhook.ExternalIPv4(); err == nil {
+		s[features.WebhookServiceReference] = struct{}{} // an endpoint address the apiserver accepts
 	}
 	return s.Union(c.nodeCapabilities())
 }

@@ -237,6 +237,10 @@ func apiserverFlags(f pkiFiles, auditLog string) []string {
 		"--audit-policy-file=" + f.auditPolicy,
 		"--audit-log-path=" + auditLog,
 		"--audit-log-format=json",
+		// There is no service network (kube-proxy): a webhook named by a
+		// Service is called at one of the Service's endpoints, as the
+		// aggregator calls aggregated APIs.
+		"--enable-aggregator-routing=true",
 		// The mixed-version proxy (beta, on in 1.36) would make the test
 		// server point its peer CA at a self-signed certificate it does not
 		// generate when a serving certificate is given. Every replica runs

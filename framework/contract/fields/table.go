@@ -22,9 +22,8 @@ func c(ids ...string) Decision { return decision.Of(ids...) }
 func outOfScope(why string) Decision { return decision.OutOfScope(why) }
 
 const (
-	metadataWhy         = "generic object metadata: stored, validated and versioned by the apiserver for every kind alike; the admission-specific rule on names is static.reserved-suffix"
-	statusListMetaWhy   = "list metadata: the apiserver passes a denial's Status through whole (webhook/errors ToStatusErr), but list metadata carries nothing an admission client acts on"
-	noServiceNetworkGap = "the harness's webhook servers are reached by url: the embedded cluster has no service network (no kube-proxy), so routing a call through a Service, its port and path, is never exercised"
+	metadataWhy       = "generic object metadata: stored, validated and versioned by the apiserver for every kind alike; the admission-specific rule on names is static.reserved-suffix"
+	statusListMetaWhy = "list metadata: the apiserver passes a denial's Status through whole (webhook/errors ToStatusErr), but list metadata carries nothing an admission client acts on"
 )
 
 // selector expands a LabelSelector's fields, given the clauses its
@@ -64,10 +63,10 @@ var webhookFields = merge(map[string]Decision{
 	"name":                           c("config.validate.webhook-name", "answer.denial.status", "failure.fail-rejects", "propagation.webhook-field-change"),
 	"clientConfig.url":               c("config.validate.client-config", "failure.fail-rejects", "propagation.webhook-field-change"),
 	"clientConfig.caBundle":          c("failure.fail-rejects", "propagation.webhook-field-change"),
-	"clientConfig.service.namespace": c("config.validate.client-config", "static.invalid-reload-keeps-previous").WithGap(noServiceNetworkGap),
-	"clientConfig.service.name":      c("config.validate.accepts-valid", "static.invalid-reload-keeps-previous").WithGap(noServiceNetworkGap),
-	"clientConfig.service.path":      c("config.validate.accepts-valid").WithGap(noServiceNetworkGap),
-	"clientConfig.service.port":      c("config.validate.accepts-valid").WithGap(noServiceNetworkGap),
+	"clientConfig.service.namespace": c("config.validate.client-config", "static.invalid-reload-keeps-previous", "failure.service-reference"),
+	"clientConfig.service.name":      c("config.validate.accepts-valid", "static.invalid-reload-keeps-previous", "failure.service-reference"),
+	"clientConfig.service.path":      c("config.validate.accepts-valid", "failure.service-reference"),
+	"clientConfig.service.port":      c("config.validate.accepts-valid", "failure.service-reference"),
 	"rules[].operations":             c("matching.operations", "config.validate.operations", "config.validate.star-alone", "propagation.webhook-field-change"),
 	"rules[].apiGroups":              c("matching.resources-wildcards", "config.validate.star-alone", "propagation.webhook-field-change"),
 	"rules[].apiVersions":            c("matching.match-policy", "config.validate.star-alone", "propagation.webhook-field-change"),
