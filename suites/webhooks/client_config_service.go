@@ -94,7 +94,9 @@ var _ = harness.Describe(webhookServiceReference, func(f *harness.Framework) {
 						"%s of a live %s webhook's service took %s to be enforced on apiserver replica %d, bound %s", what, phase, d, replica, bound)
 				}
 			}
-			denied := func(msg string) enforce.Probe { return probe(f, "gated", func(err error) bool { return deniedWith(err, msg) }) }
+			denied := func(msg string) enforce.Probe {
+				return probe(f, "gated", func(err error) bool { return deniedWith(err, msg) })
+			}
 			failed := probe(f, "gated", apierrors.IsInternalError)
 			await("create", denied(messages["a"]))
 			for _, c := range []struct {

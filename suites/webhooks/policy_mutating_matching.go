@@ -2,13 +2,13 @@ package webhooks
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
@@ -41,7 +41,7 @@ var _ = harness.Describe(mutatingPolicyMatching, func(f *harness.Framework) {
 		}
 		binding := mutatingpolicy.MutatingAdmissionPolicyBindingSpec{ParamRef: sel.paramRef(), MatchResources: sel.bindingResources()}
 		gomega.Expect(mapWith(ctx, f, "matching", s, binding)).To(gomega.Succeed())
-		sel.check(ctx, func(name string, cm *corev1.ConfigMap, err error) bool {
+		sel.check(ctx, f.Client, func(name string, cm *corev1.ConfigMap, err error) bool {
 			gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred(), "create %s", name)
 			if cm.Labels["mutated"] == "" {
 				return false
@@ -132,7 +132,7 @@ func (sel selection) paramRef() *admissionregistrationv1.ParamRef {
 
 // check creates each object and asks applied whether the policy acted on
 // it (applied asserts how): only "applied" and "cluster-exclusion" may be.
-func (sel selection) check(ctx context.Context, applied func(name string, cm *corev1.ConfigMap, err error) bool) {
+func (sel selection) check(ctx context.Context, client kubernetes.Interface, applied func(name string, cm *corev1.ConfigMap, err error) bool) {
 	for name, skip := range map[string]string{
 		"applied":             "",
 		"cluster-exclusion":   "", // excluded by rules scoped to Cluster only
@@ -146,7 +146,7 @@ func (sel selection) check(ctx context.Context, applied func(name string, cm *co
 		if skip != "" {
 			cm.Labels = map[string]string{"skip": skip}
 		}
-		got, err := sel.f.Client.CoreV1().ConfigMaps(sel.f.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+		got, err := client.CoreV1().ConfigMaps(sel.f.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 		want := name == "applied" || name == "cluster-exclusion"
 		gomega.ExpectWithOffset(1, applied(name, got, err)).To(gomega.Equal(want), "%s: the policy must apply: %v", name, want)
 	}
@@ -174,13 +174,20 @@ var _ = harness.Describe(policyBindingSelection, func(f *harness.Framework) {
 			Validations: []admissionregistrationv1.Validation{{Expression: "false",
 				MessageExpression: `"denied with " + string(params.metadata.annotations["forbidden"])`}},
 		}
-		binding := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction(), ParamRef: sel.paramRef(), MatchResources: sel.bindingResources()}
+		// Warn, not Deny: each param a binding evaluates a failed validation
+		// with gives a warning of its own, so a second param selected shows.
+		binding := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}, ParamRef: sel.paramRef(), MatchResources: sel.bindingResources()}
 		gomega.Expect(vapWith(ctx, f, "selection", s, binding)).To(gomega.Succeed())
-		sel.check(ctx, func(name string, _ *corev1.ConfigMap, err error) bool {
-			if err == nil {
+		client, warned := warningClient(f)
+		sel.check(ctx, client, func(name string, _ *corev1.ConfigMap, err error) bool {
+			gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred(), "create %s: a Warn binding admits", name)
+			texts := warned.take()
+			if len(texts) == 0 {
 				return false
 			}
-			expectPolicyDenial(err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, vapDenied(f, "selection", "denied with from-param-one"))
+			gomega.ExpectWithOffset(2, texts).To(gomega.ConsistOf(gomega.ContainSubstring("denied with from-param-one")),
+				"%s: one warning, from the one param the selector picks", name)
 			return true
 		})
 	})
