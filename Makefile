@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: busy-runs build conformance conformance-versions test bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation matrix-scale
+.PHONY: busy-runs build conformance conformance-versions test fuzz bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation matrix-scale
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -45,6 +45,37 @@ busy-runs: build
 # $(ARTIFACTS)/report-screenshot/ (skipped without chromium).
 test:
 	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test $(TEST_FLAGS) ./...
+
+# The parsers of every user input, fuzzed one target after another for
+# FUZZTIME each (-parallel 1: one fuzzing worker): package:FuzzName. Inputs
+# that fail land in the package's testdata/fuzz/FuzzName/, which `go test`
+# (and so `make test`) replays with the seeds. FUZZMINIMIZETIME bounds the
+# minimizing of each new input (Go's default, 60s, can take a whole run of
+# the slower targets).
+FUZZTIME ?= 60s
+FUZZMINIMIZETIME ?= 5s
+FUZZ_TARGETS ?= \
+	./framework/bounds:FuzzSet \
+	./framework/results:FuzzRead \
+	./framework/cluster/kubeconfig:FuzzLoadConfig \
+	./framework/incluster:FuzzUnpack \
+	./cmd/run-conformance:FuzzOptionsFile \
+	./cmd/run-conformance:FuzzMatrixFile \
+	./cmd/run-conformance:FuzzTargetFlag \
+	./cmd/run-conformance:FuzzLabelFilter \
+	./cmd/run-conformance:FuzzFocusSkip \
+	./cmd/run-conformance:FuzzBoundFlag \
+	./cmd/run-conformance:FuzzEtcdDelay \
+	./cmd/run-conformance:FuzzRerunFailed \
+	./cmd/run-conformance:FuzzReportResults \
+	./cmd/run-conformance:FuzzCompareResults \
+	./cmd/run-conformance:FuzzFetchedResults
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) -parallel 1; \
+	done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./framework/cluster/embedded/

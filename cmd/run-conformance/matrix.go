@@ -75,6 +75,9 @@ type matrixOptions struct {
 	image    string
 	options  string
 	targets  []string
+	// noCeilings skips checking what runs at once against this machine
+	// (ceilings.go).
+	noCeilings bool
 }
 
 func newMatrixCommand() *cobra.Command {
@@ -106,6 +109,7 @@ func newMatrixCommand() *cobra.Command {
 	fs.IntVar(&o.parallel, "parallel", 2, "how many targets run at once")
 	fs.StringVar(&o.image, "image", "", "the harness image kubeconfig targets pull (write it with 'run-conformance image')")
 	fs.StringVar(&o.options, "options", "", "options file (run's) every target's run takes")
+	fs.BoolVar(&o.noCeilings, noCeilingsFlag, false, "do not check the kind clusters and targets --parallel runs at once against what this machine holds (see README, Running)")
 	fs.StringArrayVar(&o.targets, "target", nil, "a target, repeatable: name=N,kubeconfig=PATH[,context=C][,image=REF] or name=N,kind=TOPOLOGY[,node-image=IMAGE]")
 	return cmd
 }
@@ -135,7 +139,7 @@ func (o matrixOptions) load(dirGiven, parallelGiven, imageGiven bool) (*matrixPl
 			return nil, usageError("cannot read matrix file: %v", err)
 		}
 		if err := yaml.UnmarshalStrict(data, &f); err != nil {
-			return nil, usageError("matrix file %s: %v", o.file, err)
+			return nil, usageError("matrix file %s: %v", o.file, oneLine(err.Error()))
 		}
 		if f.Kind != "" && f.Kind != "Matrix" {
 			return nil, usageError("matrix file %s: kind %q, want Matrix", o.file, f.Kind)
@@ -198,6 +202,8 @@ func (o matrixOptions) load(dirGiven, parallelGiven, imageGiven bool) (*matrixPl
 	if err != nil {
 		return nil, err
 	}
+	noCeilings := o.noCeilings || base.NoCeilings
+	base.NoCeilings = noCeilings
 	plan := &matrixPlan{dir: dir, parallel: f.Parallel}
 	seen := map[string]bool{}
 	for _, t := range f.Targets {
@@ -219,6 +225,9 @@ func (o matrixOptions) load(dirGiven, parallelGiven, imageGiven bool) (*matrixPl
 			return nil, err
 		}
 		plan.targets = append(plan.targets, p)
+	}
+	if err := plan.checkCeilings(noCeilings); err != nil { // ceilings.go
+		return nil, err
 	}
 	shareHostWorkers(plan, base.Parallel)
 	return plan, nil

@@ -56,6 +56,9 @@ type runOptions struct {
 	Parallel int `json:"parallel,omitempty"`
 	// The in-cluster mode (incluster.go).
 	inClusterOptions `json:",inline"`
+	// NoCeilings skips checking the counts against what this machine
+	// holds (ceilings.go).
+	NoCeilings bool `json:"noCeilings,omitempty"`
 
 	// Flag-only.
 	optionsFile string
@@ -107,6 +110,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	o.Kind.addFlags(fs)
 	o.addParallelFlags(fs)
 	o.addInClusterFlags(fs)
+	fs.BoolVar(&o.NoCeilings, noCeilingsFlag, o.NoCeilings, noCeilingsHelp)
 	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
 }
 
@@ -121,7 +125,7 @@ func (o *runOptions) load(fs *pflag.FlagSet) error {
 		}
 		fromFile := defaultRunOptions()
 		if err := yaml.UnmarshalStrict(data, &fromFile); err != nil {
-			return usageError("options file %s: %v", o.optionsFile, err)
+			return usageError("options file %s: %v", o.optionsFile, oneLine(err.Error()))
 		}
 		// The flags' values live in o's fields, which the file is about to
 		// replace: capture what the user typed first.
@@ -228,6 +232,9 @@ func (o *runOptions) validate() error {
 		return err
 	}
 	if err := o.validateNodes(); err != nil {
+		return err
+	}
+	if err := o.checkCeilings(); err != nil { // ceilings.go
 		return err
 	}
 	if err := o.validateReferenceInitializers(); err != nil {
