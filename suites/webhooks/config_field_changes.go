@@ -121,7 +121,8 @@ var _ = harness.Describe(webhookFieldChanges, func(f *harness.Framework) {
 					s.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: f.Namespace + "-elsewhere"}}
 				}, probe(f, "gated", allowed)),
 				edit("objectSelector", func(s *admissionregistrationv1.ValidatingWebhook) {
-					s.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: "elsewhere"}}
+					s.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+						{Key: probeLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{"elsewhere"}}}}
 				}, probe(f, "gated", allowed)),
 				edit("matchConditions", func(s *admissionregistrationv1.ValidatingWebhook) {
 					s.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "never", Expression: "false"}}
