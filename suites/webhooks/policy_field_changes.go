@@ -43,9 +43,9 @@ type policyFieldChange struct {
 	restored enforce.Probe
 }
 
-// labelled is a CEL condition: the object carries the probe label with
+// probeLabelled is a CEL condition: the object carries the probe label with
 // value (a CEL expression).
-func labelled(value string) string {
+func probeLabelled(value string) string {
 	return fmt.Sprintf("has(object.metadata.labels) && %q in object.metadata.labels && object.metadata.labels[%q] == %s", probeLabel, probeLabel, value)
 }
 
@@ -77,8 +77,8 @@ var _ = harness.Describe(policyFieldChanges, func(f *harness.Framework) {
 			},
 			Variables: []admissionregistrationv1.Variable{{Name: "enabled", Expression: "true"}},
 			Validations: []admissionregistrationv1.Validation{
-				{Expression: "!(" + labelled("string(params.metadata.annotations['forbidden'])") + " && variables.enabled)", Message: message},
-				{Expression: "!(" + labelled("'broken'") + ") || object.metadata.labels['absent-label'] == 'x'", Message: "never shown"},
+				{Expression: "!(" + probeLabelled("string(params.metadata.annotations['forbidden'])") + " && variables.enabled)", Message: message},
+				{Expression: "!(" + probeLabelled("'broken'") + ") || object.metadata.labels['absent-label'] == 'x'", Message: "never shown"},
 			},
 		}
 		bindingSpec := admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
@@ -113,7 +113,7 @@ var _ = harness.Describe(policyFieldChanges, func(f *harness.Framework) {
 		elsewhere := inNamespace(f.Namespace + "-elsewhere")
 		changes := []policyFieldChange{
 			{field: "validations[].expression", policy: func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
-				s.Validations[0].Expression = "!(" + labelled("'elsewhere'") + ")"
+				s.Validations[0].Expression = "!(" + probeLabelled("'elsewhere'") + ")"
 			}, enforced: allowed("gated")},
 			{field: "validations[].message", policy: func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 				s.Validations[0].Message = "changed " + message

@@ -219,13 +219,15 @@ type attributed struct {
 	overloads         []string
 }
 
-// attribution says, for every library the admission environment may hold,
+// attribution says (once), for every library the admission environment may hold,
 // which functions, overloads and macros it declares: what an environment
 // with only that library has beyond a bare one (the standard library is
 // what a bare environment has). The Kubernetes libraries come from their
 // own registry; cel-go's extensions from extensions, at their newest
 // versions (a superset of the pinned ones).
-func attribution() (map[string]attributed, error) {
+var attribution = sync.OnceValues(attributeLibraries)
+
+func attributeLibraries() (map[string]attributed, error) {
 	bare, err := cel.NewEnv()
 	if err != nil {
 		return nil, err
