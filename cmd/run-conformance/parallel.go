@@ -182,6 +182,7 @@ func (p *parallelRun) describe(relay *parallel.Relay) error {
 	if _, ok := p.env.Cluster.(cluster.Faults); ok {
 		a.DeadNodes = p.deadNodesFile()
 	}
+	a.QuietDir = filepath.Join(p.dir, "quiet")
 	return parallel.WriteAttach(p.attach, a)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 )
 
 // AttachConfig is what a worker process of a parallel run (run --parallel)
@@ -28,7 +29,10 @@ type AttachConfig struct {
 	// Webhook are the options of the worker's own fake webhook server
 	// (where it listens, how apiservers reach it).
 	Webhook []fakewebhook.Option
-	Logger  logr.Logger
+	// QuietDir is where the run's workers share their quiet windows
+	// (package quiet); empty: this worker is the run's only one.
+	QuietDir string
+	Logger   logr.Logger
 }
 
 // Attach makes the environment of a worker: the run's cluster, ID, bounds
@@ -48,6 +52,13 @@ func Attach(cfg AttachConfig) (*Env, error) {
 	}
 	env := &Env{Cluster: cfg.Cluster, Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID,
 		KubernetesVersion: cfg.KubernetesVersion, Supported: cfg.Supported, Installed: cfg.Installed, attached: true}
+	env.quiet = quiet.Local()
+	if cfg.QuietDir != "" {
+		var err error
+		if env.quiet, err = quiet.Open(cfg.QuietDir, cfg.Bounds.PollInterval.Duration); err != nil {
+			return nil, err
+		}
+	}
 	ca := cfg.CA
 	if ca == nil {
 		var err error

@@ -24,6 +24,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
@@ -72,7 +73,12 @@ type Env struct {
 	KubernetesVersion string
 	// Installed are the features the harness installed itself (reference
 	// implementations); they are in Supported too.
-	Installed    features.Set
+	Installed features.Set
+	// quiet holds other processes' configuration writes off while a case
+	// measuring enforcement runs (spec.Isolation.Quiet), and tells when
+	// each kind was last written; local in a process that runs every case
+	// of the run itself, one at a time.
+	quiet        *quiet.Gate
 	initializers closer
 	// initializersTried: this run began installing the reference
 	// initializers (its sweep then looks for their objects).
@@ -94,7 +100,7 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local()}
 	if env.RunID == "" {
 		env.RunID = newRunID()
 	}

@@ -22,6 +22,7 @@ func recordFields(env *Env) (*rest.Config, []*rest.Config) {
 	wrap := func(c *rest.Config) *rest.Config {
 		c = rest.CopyConfig(c)
 		c.Wrap(rec.Wrap)
+		c.Wrap(env.quiet.Wrap)
 		return c
 	}
 	start := ginkgo.CurrentSpecReport().StartTime

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -68,6 +70,9 @@ func (f *Framework) setUp(ctx context.Context) error {
 		return err
 	}
 	f.Env, f.Bounds = env, env.Bounds
+	if err := f.holdQuiet(ctx); err != nil {
+		return err
+	}
 	f.Config, f.Replicas = recordFields(env)
 	if f.Client, err = kubernetes.NewForConfig(f.Config); err != nil {
 		return err
@@ -96,6 +101,47 @@ func (f *Framework) setUp(ctx context.Context) error {
 	// No controller manager makes the default ServiceAccount, without which
 	// the ServiceAccount admission plugin refuses pods.
 	return f.ensureDefaultServiceAccount(ctx)
+}
+
+// holdQuiet takes the quiet window the spec declares for the whole case;
+// the release is registered before the case's own cleanups, so it comes
+// after they have deleted what the case made. It then waits until twice
+// the kind's propagation bound has passed since the kind was last written
+// by anyone: a notification late by up to that much could otherwise
+// arrive just after the case's first change and hide that change's own
+// late notification; one later still is caught without help, since the
+// case's own changes, each seen at the next notification, can hide a
+// lateness of at most twice the bound.
+func (f *Framework) holdQuiet(ctx context.Context) error {
+	kinds := f.Spec.Isolation.Quiet
+	if len(kinds) == 0 {
+		return nil
+	}
+	release, err := f.Env.quiet.Hold(ctx, kinds...)
+	if err != nil {
+		return fmt.Errorf("hold other cases' writes of %v off: %w", kinds, err)
+	}
+	ginkgo.DeferCleanup(release)
+	var settled time.Time
+	for _, k := range kinds {
+		if t := f.Env.quiet.LastWrite(k).Add(2 * f.propagationBound(k)); t.After(settled) {
+			settled = t
+		}
+	}
+	select {
+	case <-time.After(time.Until(settled)):
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for earlier writes of %v to settle: %w", kinds, context.Cause(ctx))
+	}
+}
+
+// propagationBound is how fast a change of the kind must be enforced.
+func (f *Framework) propagationBound(k quiet.Kind) time.Duration {
+	if k == quiet.WebhookConfigurations {
+		return f.Bounds.WebhookConfigPropagation.Duration
+	}
+	return f.Bounds.PolicyPropagation.Duration
 }
 
 // waitForControllerObjects waits until the controller manager has put its

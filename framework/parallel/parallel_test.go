@@ -15,6 +15,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -42,6 +43,19 @@ var testSpecs = func() map[string]spec.Spec {
 		"ParallelTestInit":    iso(false, nil, []string{spec.InitializersState}),
 	} {
 		out[name] = spec.Register(spec.Spec{ShortName: name, Suite: "webhooks", Description: "d", Profile: spec.Core, Seed: "s", Isolation: i})
+	}
+	// Quiet windows: two measuring specs of different kinds, and specs
+	// writing each kind (told by their features).
+	for name, s := range map[string]spec.Spec{
+		"ParallelTestQuietWebhooks": {Isolation: spec.Isolation{Quiet: []quiet.Kind{quiet.WebhookConfigurations}, Reason: "test"},
+			Features: []features.Name{features.ValidatingWebhook}},
+		"ParallelTestQuietPolicies": {Isolation: spec.Isolation{Quiet: []quiet.Kind{quiet.AdmissionPolicies}, Reason: "test"},
+			Features: []features.Name{features.ValidatingAdmissionPolicy}},
+		"ParallelTestWritesWebhooks": {Features: []features.Name{features.MutatingWebhook}},
+		"ParallelTestWritesPolicies": {Features: []features.Name{features.ValidatingAdmissionPolicy}},
+	} {
+		s.ShortName, s.Suite, s.Description, s.Profile, s.Seed = name, "webhooks", "d", spec.Core, "s"
+		out[name] = spec.Register(s)
 	}
 	return out
 }()
@@ -126,13 +140,13 @@ func (r *recorder) run(u Unit) {
 		if u.Serial() || o.Serial() {
 			r.t.Errorf("%s started beside %s, one of them serial", name, other)
 		}
-		for _, s := range u.Spec.Isolation.Exclusive {
-			if names(o.Spec.Isolation, s) {
+		for _, s := range u.holds() {
+			if contains(o.holds(), s) || contains(o.shares(), s) {
 				r.t.Errorf("%s holds %s and started beside %s", name, s, other)
 			}
 		}
-		for _, s := range u.Spec.Isolation.Shares {
-			if contains(o.Spec.Isolation.Exclusive, s) {
+		for _, s := range u.shares() {
+			if contains(o.holds(), s) {
 				r.t.Errorf("%s shares %s and started beside its holder %s", name, s, other)
 			}
 		}
@@ -150,8 +164,6 @@ func (r *recorder) run(u Unit) {
 	r.mu.Unlock()
 }
 
-func names(i spec.Isolation, s string) bool { return contains(i.Exclusive, s) || contains(i.Shares, s) }
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -164,7 +176,8 @@ func contains(list []string, s string) bool {
 func allUnits() []Unit {
 	var units []Unit
 	for _, name := range []string{"ParallelTestA", "ParallelTestB", "ParallelTestC", "ParallelTestHolder1", "ParallelTestHolder2",
-		"ParallelTestSharer1", "ParallelTestSharer2", "ParallelTestAlone", "ParallelTestAlone2", "ParallelTestInit"} {
+		"ParallelTestSharer1", "ParallelTestSharer2", "ParallelTestAlone", "ParallelTestAlone2", "ParallelTestInit",
+		"ParallelTestQuietWebhooks", "ParallelTestQuietPolicies", "ParallelTestWritesWebhooks", "ParallelTestWritesPolicies"} {
 		units = append(units, Unit{Spec: testSpecs[name], Estimate: 20 * time.Millisecond, Cases: []string{name + " case"}})
 	}
 	return units
@@ -199,6 +212,23 @@ func TestScheduleKeepsIsolationAndTheWorkerLimit(t *testing.T) {
 	last := r.order[len(r.order)-2:]
 	if !(contains(last, "ParallelTestAlone") && contains(last, "ParallelTestAlone2")) {
 		t.Errorf("order %v: the serial units are not last", r.order)
+	}
+}
+
+func TestQuietWindowsOfTwoKindsRunTogetherAndBeforeTheirWriters(t *testing.T) {
+	var units []Unit
+	for _, name := range []string{"ParallelTestWritesWebhooks", "ParallelTestWritesPolicies", "ParallelTestQuietWebhooks", "ParallelTestQuietPolicies"} {
+		units = append(units, Unit{Spec: testSpecs[name], Estimate: 20 * time.Millisecond, Cases: []string{name + " case"}})
+	}
+	r := &recorder{t: t, running: map[string]Unit{}}
+	if notStarted := Schedule(context.Background(), units, 4, nil, r.run); len(notStarted) != 0 {
+		t.Fatalf("not started: %v", notStarted)
+	}
+	if first := r.order[:2]; !contains(first, "ParallelTestQuietWebhooks") || !contains(first, "ParallelTestQuietPolicies") {
+		t.Errorf("order %v: the two quiet windows did not start first", r.order)
+	}
+	if r.maxRunning != 2 {
+		t.Errorf("at most %d ran at once, want the two quiet windows together, then the two writers", r.maxRunning)
 	}
 }
 

@@ -86,13 +86,13 @@ func Units(plan []results.Spec, selected func(results.Spec) bool, previous *resu
 func priority(units []Unit, pending []int) []int {
 	chain := map[string]time.Duration{}
 	for _, i := range pending {
-		for _, s := range units[i].Spec.Isolation.Exclusive {
+		for _, s := range units[i].holds() {
 			chain[s] += units[i].Estimate
 		}
 	}
 	key := func(i int) time.Duration {
 		k := units[i].Estimate
-		for _, s := range units[i].Spec.Isolation.Exclusive {
+		for _, s := range units[i].holds() {
 			k = max(k, chain[s])
 		}
 		return k

@@ -40,11 +40,10 @@ func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan 
 	running := 0
 	start := func(i int) {
 		running++
-		iso := units[i].Spec.Isolation
-		for _, s := range iso.Exclusive {
+		for _, s := range units[i].holds() {
 			held[s] = true
 		}
-		for _, s := range iso.Shares {
+		for _, s := range units[i].shares() {
 			shared[s]++
 		}
 		go func() {
@@ -54,12 +53,11 @@ func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan 
 	}
 	release := func(i int) {
 		running--
-		iso := units[i].Spec.Isolation
-		for _, s := range iso.Exclusive {
+		for _, s := range units[i].holds() {
 			delete(held, s)
 			holdersLeft[s]--
 		}
-		for _, s := range iso.Shares {
+		for _, s := range units[i].shares() {
 			shared[s]--
 		}
 	}
@@ -75,7 +73,7 @@ func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan 
 	// finished: while some are left, no sharer of the state starts, so the
 	// holders run back to back and the sharers together after them.
 	for _, i := range pending {
-		for _, s := range units[i].Spec.Isolation.Exclusive {
+		for _, s := range units[i].holds() {
 			holdersLeft[s]++
 		}
 	}
@@ -93,24 +91,23 @@ func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan 
 			if running >= workers {
 				break
 			}
-			iso := units[i].Spec.Isolation
 			if units[i].NeedsNodes && !nodesUp() {
 				waitForNodes = true
 				continue
 			}
 			free := true
-			for _, s := range iso.Exclusive {
+			for _, s := range units[i].holds() {
 				if held[s] || shared[s] > 0 || reserved[s] {
 					free = false
 				}
 			}
-			for _, s := range iso.Shares {
+			for _, s := range units[i].shares() {
 				if held[s] || reserved[s] || holdersLeft[s] > 0 {
 					free = false
 				}
 			}
 			if !free {
-				for _, s := range iso.Exclusive {
+				for _, s := range units[i].holds() {
 					reserved[s] = true // it goes next: no new sharer meanwhile
 				}
 				continue

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 )
 
 // Isolation says what a spec's cases may run beside when `run --parallel`
@@ -24,6 +26,13 @@ type Isolation struct {
 	// exclusive would disturb: it runs beside other specs sharing it, never
 	// beside one holding it exclusive.
 	Shares []string `json:"shares,omitempty"`
+	// Quiet names the configuration kinds whose enforcement the spec
+	// measures: while one of its cases runs, no other case of the run
+	// writes a configuration of those kinds (see package quiet), so a
+	// neighbour's churn cannot refresh the apiserver's view early and hide
+	// a late one. Other cases run on meanwhile; only their writes of those
+	// kinds wait.
+	Quiet []quiet.Kind `json:"quiet,omitempty"`
 	// Reason says why, in one sentence; required unless the isolation is
 	// zero.
 	Reason string `json:"reason,omitempty"`
@@ -61,13 +70,20 @@ const (
 var States = []string{NodesState, InitializersState, StaticManifestsState}
 
 // IsZero reports whether the spec may run beside any other.
-func (i Isolation) IsZero() bool { return !i.Serial && len(i.Exclusive) == 0 && len(i.Shares) == 0 }
+func (i Isolation) IsZero() bool {
+	return !i.Serial && len(i.Exclusive) == 0 && len(i.Shares) == 0 && len(i.Quiet) == 0
+}
 
 // Validate checks the isolation of a spec.
 func (i Isolation) Validate() error {
 	for _, s := range append(slices.Clone(i.Exclusive), i.Shares...) {
 		if !slices.Contains(States, s) {
 			return fmt.Errorf("unknown shared state %q: use one of %s", s, strings.Join(States, ", "))
+		}
+	}
+	for _, k := range i.Quiet {
+		if err := k.Validate(); err != nil {
+			return err
 		}
 	}
 	for _, s := range i.Shares {
@@ -79,7 +95,7 @@ func (i Isolation) Validate() error {
 		return fmt.Errorf("isolation needs a Reason")
 	}
 	if i.IsZero() && i.Reason != "" {
-		return fmt.Errorf("isolation has a Reason but no Serial, Exclusive or Shares")
+		return fmt.Errorf("isolation has a Reason but no Serial, Exclusive, Shares or Quiet")
 	}
 	return nil
 }
@@ -96,6 +112,13 @@ func (i Isolation) String() string {
 	}
 	if len(i.Shares) > 0 {
 		parts = append(parts, "shares:"+strings.Join(i.Shares, ","))
+	}
+	if len(i.Quiet) > 0 {
+		kinds := make([]string, len(i.Quiet))
+		for n, k := range i.Quiet {
+			kinds[n] = string(k)
+		}
+		parts = append(parts, "quiet:"+strings.Join(kinds, ","))
 	}
 	if len(parts) == 0 {
 		return "-"

@@ -30,6 +30,7 @@ var webhookServiceReference = spec.Spec{
 		"endpoint, and a port the Service lacks, or a Service or namespace that does not exist, fails the call.",
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.WebhookServiceReference},
 	Profile:  spec.Extended,
+	Isolation: webhookQuiet,
 	Seed:     "admissionregistration.k8s.io/v1 WebhookClientConfig.service (namespace, name, path, port)",
 }
 

@@ -34,6 +34,7 @@ var webhookFieldChanges = spec.Spec{
 		"replica within the propagation bound.",
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.WebhookMatchConditions},
 	Profile:  spec.Core,
+	Isolation: webhookQuiet,
 	Seed:     "002 Goals: admin needs to be able to ensure initializers/webhooks config will be applied within some bound",
 }
 

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
 // latencies collects enforcement latencies per apiserver replica and records
@@ -51,3 +53,13 @@ func (l *latencies) summarize(f *harness.Framework) {
 		}
 	}
 }
+
+// The isolation of specs measuring how fast a configuration change is
+// enforced: another case's writes of the same kind would refresh the
+// apiserver's view of all of them early and hide a late notification.
+var (
+	webhookQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.WebhookConfigurations},
+		Reason: "it measures how fast webhook configuration changes are enforced; other cases' webhook configuration writes would refresh the apiserver's list early"}
+	policyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.AdmissionPolicies},
+		Reason: "it measures how fast policy and binding changes are enforced; other cases' policy writes would make the apiserver recompile early"}
+)

@@ -1,0 +1,49 @@
+package parallel
+
+import (
+	"slices"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
+)
+
+// writesKind is the configuration kind a spec with the feature creates.
+// It only guides scheduling: the quiet gate holds every write off whatever
+// a spec declares, so a spec writing a kind its features do not name is
+// still kept out of a quiet window, at the cost of a waiting worker.
+var writesKind = map[features.Name]quiet.Kind{
+	features.MutatingWebhook:           quiet.WebhookConfigurations,
+	features.ValidatingWebhook:         quiet.WebhookConfigurations,
+	features.ValidatingAdmissionPolicy: quiet.AdmissionPolicies,
+	features.MutatingAdmissionPolicy:   quiet.AdmissionPolicies,
+}
+
+// quietState is the scheduling state of a quiet window of the kind: the
+// specs measuring it hold it (one window at a time, back to back), the
+// specs writing it share it (they start once no holder is left, instead of
+// starting and then waiting at the gate).
+func quietState(k quiet.Kind) string { return "quiet:" + string(k) }
+
+// holds is every state the unit holds exclusively.
+func (u Unit) holds() []string {
+	iso := u.Spec.Isolation
+	out := slices.Clone(iso.Exclusive)
+	for _, k := range iso.Quiet {
+		out = append(out, quietState(k))
+	}
+	return out
+}
+
+// shares is every state the unit shares: its declared ones and the quiet
+// windows of the kinds its features write, unless it holds them.
+func (u Unit) shares() []string {
+	out := slices.Clone(u.Spec.Isolation.Shares)
+	held := u.holds()
+	for _, f := range u.Spec.Features {
+		k, ok := writesKind[f]
+		if s := quietState(k); ok && !slices.Contains(held, s) && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
