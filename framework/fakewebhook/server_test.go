@@ -199,11 +199,16 @@ func TestLoggerSeesCalls(t *testing.T) {
 	}
 }
 
-func TestUnusedAddressRefusesConnections(t *testing.T) {
+func TestReservedAddressRefusesConnectionsAndCannotBeTaken(t *testing.T) {
 	t.Parallel()
-	addr, err := UnusedAddress()
+	addr, release, err := ReserveUnusedAddress()
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = release() })
+	if ln, err := net.Listen("tcp", addr); err == nil {
+		ln.Close()
+		t.Fatalf("another listener took the reserved address %s", addr)
 	}
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Errorf("address = %q", addr)
@@ -216,6 +221,14 @@ func TestUnusedAddressRefusesConnections(t *testing.T) {
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("dial error = %v, want connection refused", err)
 	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("the address stays taken after release: %v", err)
+	}
+	ln.Close()
 }
 
 func TestNewRejectsBadArguments(t *testing.T) {

@@ -44,7 +44,7 @@ var _ = harness.Describe(webhookConfigPropagation, func(f *harness.Framework) {
 			deny := fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: "propagation gate " + f.Namespace}
 			gate, gateClient, err := f.Serve(phase, "gate", deny)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			unreachable, err := fakewebhook.UnusedAddress()
+			unreachable, err := refusingAddress()
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 			for i := 0; i < propagationSamples; i++ {

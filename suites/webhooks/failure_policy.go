@@ -42,7 +42,7 @@ var failureModes = []failureMode{
 		return nil
 	}},
 	{"connection refused", func(h *harness.Hook) error {
-		addr, err := fakewebhook.UnusedAddress()
+		addr, err := refusingAddress()
 		h.URL = "https://" + addr + "/refused"
 		return err
 	}},

@@ -129,7 +129,7 @@ func sendReviews(ctx context.Context, f *harness.Framework, as kubernetes.Interf
 var _ = harness.Describe(reviewResourcesExcluded, func(f *harness.Framework) {
 	for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
 		ginkgo.It(fmt.Sprintf("a %s webhook on */* whose server is down blocks no review, and rejects a ConfigMap", phase), func(ctx ginkgo.SpecContext) {
-			down, err := fakewebhook.UnusedAddress()
+			down, err := refusingAddress()
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			hook := everythingOfReviewer(f, "down")
 			hook.URL = "https://" + down + "/down"

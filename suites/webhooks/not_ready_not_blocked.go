@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
@@ -26,7 +25,7 @@ var notReadyNotBlocked = spec.Spec{
 
 var _ = harness.Describe(notReadyNotBlocked, func(f *harness.Framework) {
 	ginkgo.It("an Ignore webhook with no server lets requests in its scope through", func(ctx ginkgo.SpecContext) {
-		nowhere, err := fakewebhook.UnusedAddress()
+		nowhere, err := refusingAddress()
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// RegisterValidating returns once the configuration is enforced (its
 		// marker hook answers), so the request below meets the unready hook.
@@ -39,7 +38,7 @@ var _ = harness.Describe(notReadyNotBlocked, func(f *harness.Framework) {
 	})
 
 	ginkgo.It("a Fail webhook with no server rejects requests in its scope only", func(ctx ginkgo.SpecContext) {
-		nowhere, err := fakewebhook.UnusedAddress()
+		nowhere, err := refusingAddress()
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		reg, err := f.RegisterValidating(ctx, "unready", harness.Hook{
 			Name: "no-server", URL: "https://" + nowhere + "/not-yet", FailurePolicy: admissionregistrationv1.Fail,

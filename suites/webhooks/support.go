@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -139,3 +140,15 @@ func pendingPod(namespace, name string) *corev1.Pod {
 }
 
 func allow() fakewebhook.Behaviour { return fakewebhook.Behaviour{Action: fakewebhook.Allow} }
+
+// refusingAddress returns an address that refuses connections for the rest
+// of the case (a webhook there is unreachable), held so that nothing else
+// of the run can start listening on it meanwhile.
+func refusingAddress() (string, error) {
+	addr, release, err := fakewebhook.ReserveUnusedAddress()
+	if err != nil {
+		return "", err
+	}
+	ginkgo.DeferCleanup(release)
+	return addr, nil
+}
