@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -78,9 +80,27 @@ func (o cleanupOptions) run(ctx context.Context, out io.Writer, clusterGiven boo
 			return usageError("%v", err)
 		}
 	}
+	// SIGINT, SIGTERM and SIGHUP stop cleanup where it is (deletions it
+	// asked for go on in the cluster); a second cleanup finishes the rest.
+	sig := watchInterrupts(func(s os.Signal) {
+		fmt.Fprintf(os.Stderr, "run-conformance: interrupted a third time (%s): exiting now; run 'run-conformance cleanup' again to finish\n", signalName(s))
+		os.Exit(exitFailed)
+	})
+	defer sig.stop()
+	sig.tell(out, bounds.Defaults().InterruptStop.Duration)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	defer context.AfterFunc(sig.ctx, cancel)()
+	err := o.clean(ctx, out, cfg)
+	if s := sig.received(); s != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("interrupted by %s: cleanup stopped before it finished; run it again to finish", signalName(s))}
+	}
+	return err
+}
 
+// clean is cleanup's work once its input is checked: the dirs of killed
+// runs, kind clusters, a cluster's labelled objects (cfg, if given).
+func (o cleanupOptions) clean(ctx context.Context, out io.Writer, cfg *rest.Config) error {
 	removed, err := rundir.RemoveLeftovers("")
 	for _, l := range removed {
 		fmt.Fprintf(out, "removed the files of a killed run: %s\n", l)
@@ -182,6 +202,9 @@ func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID st
 		return err == nil && len(left) == 0, nil
 	})
 	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return err // interrupted: the caller says so, at once (listing again waits for the client's rate limit)
+		}
 		left, _ := labelled(context.Background(), client, selector, live)
 		return usageError("still in the cluster after the sweep: %v", left)
 	}

@@ -331,6 +331,7 @@ func runInCluster(out io.Writer, o runOptions) error {
 		os.Exit(exitFailed)
 	})
 	defer sig.stop()
+	sig.tell(out, o.Bounds.InterruptStop.Duration)
 
 	image, pull := o.Image, corev1.PullIfNotPresent
 	var claims []string
@@ -358,12 +359,19 @@ func runInCluster(out io.Writer, o runOptions) error {
 	fast.QPS, fast.Burst = 100, 100
 	probe := rest.CopyConfig(fast)
 	probe.Timeout = 15 * time.Second
-	if pc, err := kubernetes.NewForConfig(probe); err != nil {
+	pc, err := kubernetes.NewForConfig(probe)
+	if err != nil {
 		return usageError("%v", err)
-	} else if _, err := pc.Discovery().ServerVersion(); err != nil {
+	}
+	// With the interrupts' context: a cluster that does not answer must
+	// not hold a signal up for the probe's whole timeout.
+	_, err = pc.Discovery().RESTClient().Get().AbsPath("/version").Do(sig.ctx).Raw()
+	if s := sig.received(); s != nil {
+		return usageError("interrupted by %s during set-up: nothing was created in the cluster", signalName(s))
+	}
+	if err != nil {
 		return usageError("cluster set-up failed: cluster at %s does not answer (%v): check the kubeconfig and that the cluster is up", c.cfg.Host, oneLine(err.Error()))
 	}
-	var err error
 	if c.client, err = kubernetes.NewForConfig(fast); err != nil {
 		return usageError("%v", err)
 	}
@@ -372,7 +380,11 @@ func runInCluster(out io.Writer, o runOptions) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if err := c.preflight(sig.ctx, r); err != nil {
+	err = c.preflight(sig.ctx, r)
+	if s := sig.received(); s != nil {
+		return usageError("interrupted by %s during set-up: nothing was created in the cluster", signalName(s))
+	}
+	if err != nil {
 		return usageError("%v", err)
 	}
 	createCtx, cancel := context.WithTimeout(sig.ctx, time.Minute)

@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interrupts holds SIGINT, SIGTERM and SIGHUP for the whole of a run, so
@@ -21,7 +27,11 @@ import (
 //     interrupted once they are done.
 //
 // The third signal ends the process at once (force), as Ginkgo bails out
-// at its third.
+// at its third. Each signal counted is acknowledged, and a command still
+// stopping in order when the interruptStop bound has passed since the
+// first says so (tell): a process starved of CPU (many nodes starting)
+// may take signals late, and Go merges a signal that comes again before
+// the first is taken, so users see what was counted.
 type interrupts struct {
 	ch     chan os.Signal
 	ctx    context.Context // cancelled at the first signal
@@ -38,6 +48,11 @@ type interrupts struct {
 	count     int
 	specs     bool // Ginkgo runs specs
 	forwarded int  // SIGTERMs sent to ourselves for Ginkgo
+	// bound and warn: see tell; overdue fires bound after the first
+	// signal.
+	bound   time.Duration
+	warn    io.Writer
+	overdue *time.Timer
 }
 
 func watchInterrupts(force func(os.Signal)) *interrupts {
@@ -74,7 +89,19 @@ func (i *interrupts) got(s os.Signal) {
 	if forward {
 		i.forwarded++
 	}
+	if n == 1 && i.bound > 0 && i.warn != nil {
+		i.overdue = time.AfterFunc(i.bound, i.stillStopping)
+	}
+	w := i.warn
 	i.mu.Unlock()
+	if w != nil {
+		switch n {
+		case 1:
+			fmt.Fprintf(w, "interrupt 1 of 3 (%s): stopping in order; the third exits at once\n", signalName(s))
+		case 2:
+			fmt.Fprintf(w, "interrupt 2 of 3 (%s): the next one exits at once\n", signalName(s))
+		}
+	}
 	i.cancel()
 	if n >= 2 {
 		i.cancelAgain()
@@ -85,6 +112,26 @@ func (i *interrupts) got(s os.Signal) {
 	if n >= 3 {
 		i.force(first)
 	}
+}
+
+// tell makes the command acknowledge on w each signal it counts and say,
+// bound (interruptStop) after the first, that it is still stopping and
+// how to end it at once.
+func (i *interrupts) tell(w io.Writer, bound time.Duration) {
+	i.mu.Lock()
+	i.bound, i.warn = bound, w
+	i.mu.Unlock()
+}
+
+func (i *interrupts) stillStopping() {
+	i.mu.Lock()
+	first, n, w, bound := i.first, i.count, i.warn, i.bound
+	i.mu.Unlock()
+	if n >= 3 {
+		return
+	}
+	fmt.Fprintf(w, "warning: still stopping %s after %s (over the interruptStop bound); %d more interrupt(s) exit at once\n",
+		bound, signalName(first), 3-n)
 }
 
 // runningSpecs says whether Ginkgo runs specs now.
@@ -103,6 +150,11 @@ func (i *interrupts) received() os.Signal {
 
 // stop gives the signals back their default action.
 func (i *interrupts) stop() {
+	i.mu.Lock()
+	if i.overdue != nil {
+		i.overdue.Stop()
+	}
+	i.mu.Unlock()
 	signal.Stop(i.ch)
 	close(i.done)
 	i.cancel()
@@ -120,4 +172,48 @@ func signalName(s os.Signal) string {
 		return "SIGHUP"
 	}
 	return s.String()
+}
+
+// killChildren kills this process's children, each with its process group
+// if it leads one (a parallel worker): for an exit that will not stop them
+// in order (the third signal), which must not leave them running, nor
+// writing into the run's dirs as it removes them (rundir.RemoveOwn renames
+// a dir before removing it, so what a child still writes goes under a path
+// that no longer exists). Where there is no /proc it does nothing (the
+// children end when their stdin pipe closes).
+func killChildren() {
+	self := os.Getpid()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		pid, ppid, pgrp, ok := procParent(f)
+		if !ok || ppid != self {
+			continue
+		}
+		if pgrp == pid {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		} else {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// procParent reads a /proc/<pid>/stat file's pid, parent and process group.
+func procParent(path string) (pid, ppid, pgrp int, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, 0, 0, false
+	}
+	fields := strings.Fields(s[end+1:]) // state ppid pgrp ...
+	if len(fields) < 3 {
+		return 0, 0, 0, false
+	}
+	pid, err1 := strconv.Atoi(strings.TrimSpace(s[:strings.IndexByte(s, ' ')]))
+	ppid, err2 := strconv.Atoi(fields[1])
+	pgrp, err3 := strconv.Atoi(fields[2])
+	return pid, ppid, pgrp, err1 == nil && err2 == nil && err3 == nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -396,11 +397,31 @@ func (p *matrixPlan) run(out io.Writer) error {
 			_ = c.Process.Signal(syscall.SIGINT)
 		}
 	}
-	sig := watchInterrupts(func(os.Signal) {
+	var forced atomic.Bool
+	sig := watchInterrupts(func(s os.Signal) {
+		forced.Store(true)
 		forward()
+		// Each target's run exits at once too, naming what it may have
+		// left (its run ID): a moment for those lines to come through.
+		for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			n := len(children)
+			mu.Unlock()
+			if n == 0 {
+				break
+			}
+		}
+		fmt.Fprintf(os.Stderr, "run-conformance: interrupted a third time (%s): exiting now, and so did each target's run; what a target "+
+			"left in its cluster goes with the cleanup command its last line names (kind targets: 'run-conformance cleanup --kind')\n", signalName(s))
 		os.Exit(exitFailed)
 	})
 	defer sig.stop()
+	// Each target's run stops within its own bound.
+	var stopBound time.Duration
+	for _, t := range p.targets {
+		stopBound = max(stopBound, t.options.Bounds.InterruptStop.Duration)
+	}
+	sig.tell(out, stopBound)
 	go func() {
 		<-sig.ctx.Done()
 		forward()
@@ -443,6 +464,9 @@ func (p *matrixPlan) run(out io.Writer) error {
 		}()
 	}
 	wg.Wait()
+	if forced.Load() {
+		select {} // the third signal's handler exits, once the targets' runs have
+	}
 	m := matrix.Build(inputs, started, time.Now(), version)
 	if err := matrix.Write(p.dir, m); err != nil {
 		return usageError("cannot write the matrix: %v", err)
@@ -466,6 +490,18 @@ func (p *matrixPlan) run(out io.Writer) error {
 		fmt.Fprintln(out, line)
 	}
 	fmt.Fprintf(out, "matrix in %s: %s, %s (took %s)\n", p.dir, matrix.JSONName, matrix.HTMLName, time.Since(started).Round(time.Second))
+	if s := sig.received(); s != nil {
+		var ended []string
+		for _, t := range m.Targets {
+			ended = append(ended, fmt.Sprintf("%s exit %d", t.Name, t.ExitCode))
+		}
+		code := exitFailed
+		if m.ExitCode == matrix.ExitError {
+			code = exitUsage
+		}
+		return &exitError{code: code, err: fmt.Errorf("interrupted by %s: every target's run stopped (%s); the matrix so far is in %s",
+			signalName(s), strings.Join(ended, ", "), filepath.Join(p.dir, matrix.HTMLName))}
+	}
 	var failed, broken []string
 	for _, t := range m.Targets {
 		switch t.State {

@@ -322,7 +322,9 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 		if nodesErr == nil && time.Since(waited) > time.Second {
 			fmt.Fprintf(p.runOpts.Progress, "nodes ready after %.1fs more: %s\n", time.Since(waited).Seconds(), p.env.Cluster.Topology())
 		}
-		if nodesErr != nil && ctx.Err() == nil {
+		// (Nodes stopped by an interrupt, see StopStartingNodes, are no
+		// failure to pass on: the workers get that interrupt already.)
+		if nodesErr != nil && ctx.Err() == nil && !errors.Is(nodesErr, context.Canceled) {
 			p.forward(os.Interrupt)
 			cancel()
 		}

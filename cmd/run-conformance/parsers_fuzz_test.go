@@ -200,6 +200,7 @@ bounds:
   pollInterval: 20ms
   spec: 3m
   cleanup: 1m
+  interruptStop: 20s
   harnessStarved: 100ms          # report threshold
 `
 

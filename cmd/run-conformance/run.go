@@ -65,10 +65,14 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	var restoreStderr atomic.Pointer[func()]
 	var specsStarted atomic.Bool
 	sig := watchInterrupts(func(s os.Signal) {
+		// The children (hollow kubelets, parallel workers) would outlive
+		// this process for a moment, writing into its dirs.
+		killChildren()
+		removed := rundir.RemoveOwn("")
+		// Only now: components still running log to stderr until the exit.
 		if restore := restoreStderr.Load(); restore != nil {
 			(*restore)()
 		}
-		removed := rundir.RemoveOwn("")
 		fmt.Fprintf(os.Stderr, "run-conformance: interrupted a third time (%s): exiting now without stopping the cluster in order; "+
 			"removed its files (%d dir(s)); run 'run-conformance cleanup' for what another provider's cluster kept\n", signalName(s), len(removed))
 		if specsStarted.Load() {
@@ -77,6 +81,7 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 		os.Exit(exitUsage)
 	})
 	defer sig.stop()
+	sig.tell(out, o.Bounds.InterruptStop.Duration)
 
 	// Runs killed with SIGKILL leave their embedded cluster's files: the
 	// next run, of any provider, removes those whose process is gone.
@@ -103,6 +108,12 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	defer runLog.Close()
 	screen := terminal(out)
 	out = io.MultiWriter(out, runLog)
+	if screen != nil {
+		// Over the live line, which the next redraw puts back below.
+		sig.tell(overLiveLine{screen, runLog}, o.Bounds.InterruptStop.Duration)
+	} else {
+		sig.tell(out, o.Bounds.InterruptStop.Duration)
+	}
 	logs.RedirectComponents(componentLog)
 	restore, err := logs.CaptureStderr(componentLog)
 	if err != nil {
@@ -174,6 +185,11 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 		return usageError("cluster set-up failed: %v", err)
 	}
 	fmt.Fprintf(out, "cluster ready in %.1fs: %s, Kubernetes %s\n", time.Since(started).Seconds(), env.Cluster.Topology(), env.KubernetesVersion)
+	if n, ok := env.Cluster.(interface{ StopStartingNodes() }); ok {
+		// Nodes still starting beside the specs stop at the first signal,
+		// however many there are, not once the specs have stopped.
+		defer context.AfterFunc(sig.ctx, n.StopStartingNodes)()
+	}
 
 	runOpts := runner.Options{
 		Selection:    runner.Selection{Suites: o.Suites, Profiles: o.profiles(), LabelFilter: runner.AndFilters(o.LabelFilter, o.rerunFilter), Focus: o.Focus, Skip: o.Skip},
@@ -193,6 +209,9 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	sig.runningSpecs(false)
 	if err != nil {
 		_ = closeEnv()
+		if s := sig.received(); s != nil {
+			return usageError("interrupted by %s while the nodes started: start-up stopped and its files removed", signalName(s))
+		}
 		return usageError("cluster set-up failed: %v", err)
 	}
 

@@ -28,3 +28,15 @@ func terminalWidth(f *os.File) func() int {
 		return w
 	}
 }
+
+// overLiveLine writes a line of its own over the live line on the screen
+// (clearing it first), and as it is to the log.
+type overLiveLine struct {
+	screen *os.File
+	log    io.Writer
+}
+
+func (o overLiveLine) Write(p []byte) (int, error) {
+	_, _ = o.screen.WriteString("\r\x1b[K" + string(p))
+	return o.log.Write(p)
+}

@@ -109,6 +109,13 @@ type Bounds struct {
 	Spec Duration `json:"spec"`
 	// Cleanup is how long the end-of-run sweep may wait for deletions.
 	Cleanup Duration `json:"cleanup"`
+	// InterruptStop is how long a command (run, in any phase; an in-cluster
+	// run's client; matrix; cleanup) may take from the first SIGINT, SIGTERM
+	// or SIGHUP to its exit, having stopped in order: start-up rolled back,
+	// specs stopped with their cleanups, the cluster stopped, the reports
+	// written. A command still stopping then says so (the third signal exits
+	// at once); the harness's own tests hold every phase to it.
+	InterruptStop Duration `json:"interruptStop"`
 
 	// Report thresholds: they change what a report says, never an outcome.
 
@@ -140,6 +147,7 @@ func Defaults() Bounds {
 		PollInterval:                 D(20 * time.Millisecond),
 		Spec:                         D(3 * time.Minute),
 		Cleanup:                      D(time.Minute),
+		InterruptStop:                D(20 * time.Second),
 		HarnessStarved:               D(100 * time.Millisecond),
 	}
 }

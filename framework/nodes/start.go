@@ -60,6 +60,11 @@ func Start(ctx context.Context, o Options) (_ *Set, err error) {
 		}
 	}()
 	for i, spec := range o.Specs {
+		// However many nodes are asked for, an interrupt (ctx) stops the
+		// start-up between two of them.
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("node start-up stopped after %d of %d node(s): %w", i, len(o.Specs), err)
+		}
 		n, err := startNode(o, spec, fmt.Sprintf("node-%d", i))
 		if n != nil {
 			s.nodes = append(s.nodes, n)

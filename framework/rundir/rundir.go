@@ -210,7 +210,16 @@ func RemoveOwn(base string) []string {
 		dir := filepath.Join(base, e.Name())
 		data, _ := os.ReadFile(filepath.Join(dir, ownerFile))
 		if fields := strings.Fields(string(data)); len(fields) > 0 && fields[0] == strconv.Itoa(os.Getpid()) {
-			if os.RemoveAll(dir) == nil {
+			// Renamed first (keeping its prefix, so that a dir this fails
+			// to remove is still found as left behind): work still running
+			// in this process (etcd, an apiserver's audit log, a node
+			// starting) then adds no file under the old path as it goes,
+			// which would make the removal fail.
+			gone := dir + ".removing"
+			if os.Rename(dir, gone) != nil {
+				gone = dir
+			}
+			if os.RemoveAll(gone) == nil {
 				removed = append(removed, dir)
 			}
 		}

@@ -18,6 +18,7 @@
 package testhook
 
 import (
+	"context"
 	"os"
 	"time"
 )
@@ -27,6 +28,9 @@ import (
 const (
 	PanicEnv = "ADMISSION_CONFORMANCE_INJECT_PANIC"
 	PauseEnv = "ADMISSION_CONFORMANCE_INJECT_PAUSE"
+	// PausedEnv names a file the pause creates as it begins, so a test
+	// sees the moment (give a path outside the run's TMPDIR).
+	PausedEnv = "ADMISSION_CONFORMANCE_INJECT_PAUSED"
 )
 
 // PauseFor is how long Pause sleeps.
@@ -46,6 +50,10 @@ const (
 	// Report is in the CLI's report writing, after results.json is written
 	// and before the other reports are.
 	Report = "report"
+	// ReferenceInstall is inside the reference initializers' install, once
+	// its namespace and RBAC exist, before its CRD is created (a
+	// PauseContext point).
+	ReferenceInstall = "reference-install"
 )
 
 // Panic panics if PanicEnv names point.
@@ -58,6 +66,29 @@ func Panic(point string) {
 // Pause sleeps for PauseFor if PauseEnv names point.
 func Pause(point string) {
 	if os.Getenv(PauseEnv) == point {
+		paused()
 		time.Sleep(PauseFor)
+	}
+}
+
+// paused creates the file PausedEnv names, if any.
+func paused() {
+	if path := os.Getenv(PausedEnv); path != "" {
+		_ = os.WriteFile(path, nil, 0o644)
+	}
+}
+
+// PauseContext is Pause in work that watches ctx: it ends early when ctx
+// does, as the wait it stands for would.
+func PauseContext(ctx context.Context, point string) {
+	if os.Getenv(PauseEnv) != point {
+		return
+	}
+	paused()
+	t := time.NewTimer(PauseFor)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }

@@ -93,6 +93,16 @@ func (c *Cluster) NodesStarted() <-chan struct{} {
 	return c.background.done
 }
 
+// StopStartingNodes ends a start-up of the nodes in the background (see
+// WithNodesInBackground) under way: it rolls back what it started, and
+// NodesErr then wraps context.Canceled. For a caller interrupted while the
+// nodes start, which stops the cluster later; Stop does it too.
+func (c *Cluster) StopStartingNodes() {
+	if bg := c.background; bg != nil {
+		bg.cancel()
+	}
+}
+
 // NodesErr says why the nodes did not start, once NodesStarted is closed.
 func (c *Cluster) NodesErr() error {
 	if c.background == nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/controller"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/exemption"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/poller"
@@ -78,6 +79,7 @@ func Install(ctx context.Context, admin *rest.Config, o Options) (_ *Instance, e
 	if err := in.createNamespaceAndRBAC(ctx); err != nil {
 		return nil, err
 	}
+	testhook.PauseContext(ctx, testhook.ReferenceInstall)
 	if err := in.createCRD(ctx); err != nil {
 		return nil, err
 	}
