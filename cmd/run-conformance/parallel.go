@@ -182,7 +182,7 @@ func (p *parallelRun) describe(relay *parallel.Relay) error {
 	if _, ok := p.env.Cluster.(cluster.Faults); ok {
 		a.DeadNodes = p.deadNodesFile()
 	}
-	a.QuietDir = filepath.Join(p.dir, "quiet")
+	a.SharedDir = filepath.Join(p.dir, "shared")
 	return parallel.WriteAttach(p.attach, a)
 }
 

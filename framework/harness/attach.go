@@ -2,9 +2,11 @@ package harness
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/go-logr/logr"
 
+	"github.com/admission-conformance/admission-conformance/framework/absence"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
@@ -29,9 +31,10 @@ type AttachConfig struct {
 	// Webhook are the options of the worker's own fake webhook server
 	// (where it listens, how apiservers reach it).
 	Webhook []fakewebhook.Option
-	// QuietDir is where the run's workers share their quiet windows
-	// (package quiet); empty: this worker is the run's only one.
-	QuietDir string
+	// SharedDir is where the run's workers share their quiet windows
+	// (package quiet) and absences (package absence); empty: this worker
+	// is the run's only one.
+	SharedDir string
 	Logger   logr.Logger
 }
 
@@ -52,10 +55,13 @@ func Attach(cfg AttachConfig) (*Env, error) {
 	}
 	env := &Env{Cluster: cfg.Cluster, Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID,
 		KubernetesVersion: cfg.KubernetesVersion, Supported: cfg.Supported, Installed: cfg.Installed, attached: true}
-	env.quiet = quiet.Local()
-	if cfg.QuietDir != "" {
+	env.quiet, env.absences = quiet.Local(), absence.Local()
+	if cfg.SharedDir != "" {
 		var err error
-		if env.quiet, err = quiet.Open(cfg.QuietDir, cfg.Bounds.PollInterval.Duration); err != nil {
+		if env.quiet, err = quiet.Open(filepath.Join(cfg.SharedDir, "quiet"), cfg.Bounds.PollInterval.Duration); err != nil {
+			return nil, err
+		}
+		if env.absences, err = absence.Open(filepath.Join(cfg.SharedDir, "absences")); err != nil {
 			return nil, err
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/admission-conformance/admission-conformance/framework/absence"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
@@ -78,7 +79,9 @@ type Env struct {
 	// measuring enforcement runs (spec.Isolation.Quiet), and tells when
 	// each kind was last written; local in a process that runs every case
 	// of the run itself, one at a time.
-	quiet        *quiet.Gate
+	quiet *quiet.Gate
+	// absences are the observations a case of the run waited for in vain.
+	absences     *absence.Register
 	initializers closer
 	// initializersTried: this run began installing the reference
 	// initializers (its sweep then looks for their objects).
@@ -100,7 +103,7 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local()}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: absence.Local()}
 	if env.RunID == "" {
 		env.RunID = newRunID()
 	}
@@ -217,6 +220,10 @@ func Use(env *Env) {
 	defer current.Unlock()
 	current.env = env
 }
+
+// Absences are the observations a case of the run waited for in vain
+// (package absence): a case needing one waits less once another has.
+func (e *Env) Absences() *absence.Register { return e.absences }
 
 // Current returns the environment set by Use, or an error if none was.
 func Current() (*Env, error) {

@@ -2,6 +2,7 @@ package nodeadmit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,14 +17,27 @@ import (
 // KubeletComponent is the event source of kubelets.
 const KubeletComponent = "kubelet"
 
-// EventsAbout waits (up to the ObjectState bound) until the kubelet has
-// recorded a Warning event with reason about pod, then returns every event
-// about pod. Events are sent asynchronously, so they may land after the
-// pod's status.
+// rejectionEvents names, in the run's absences, the kubelet's Warning
+// events about the pods it rejects.
+const rejectionEvents = "kubelet-rejection-events"
+
+// EventsAbout waits until the kubelet has recorded a Warning event with
+// reason about pod, then returns every event about pod. Events are sent
+// asynchronously, so they may land after the pod's status. The wait is the
+// ObjectState bound, or, once an earlier case of the run waited that long
+// in vain (a kubelet that records none), the NodeAdmission bound, within
+// which a working kubelet's event lands: a broken build then fails each
+// case at once, naming the first one's wait, and its run takes about as
+// long as a passing one.
 func EventsAbout(ctx context.Context, f *harness.Framework, pod *corev1.Pod, reason string) ([]corev1.Event, error) {
+	bound := f.Bounds.ObjectState.Duration
+	earlier, missedBefore := f.Env.Absences().Noted(rejectionEvents)
+	if missedBefore {
+		bound = f.Bounds.NodeAdmission.Duration
+	}
 	var events []corev1.Event
 	var listErr error
-	err := wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, f.Bounds.ObjectState.Duration, true,
+	err := wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, bound, true,
 		func(ctx context.Context) (bool, error) {
 			list, err := f.Client.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
 				FieldSelector: "involvedObject.uid=" + string(pod.UID)})
@@ -42,14 +56,27 @@ func EventsAbout(ctx context.Context, f *harness.Framework, pod *corev1.Pod, rea
 			}
 			return false, nil
 		})
-	if err != nil {
-		if listErr != nil {
-			err = fmt.Errorf("%w (last list error: %v)", err, listErr)
+	if err == nil {
+		if missedBefore {
+			f.Env.Absences().Clear(rejectionEvents)
 		}
-		return events, fmt.Errorf("no Warning event with reason %s from the kubelet about pod %s (events: %s): %w",
-			reason, pod.Name, describe(events), err)
+		return events, nil
 	}
-	return events, nil
+	if listErr != nil {
+		err = fmt.Errorf("%w (last list error: %v)", err, listErr)
+	}
+	missing := fmt.Sprintf("no Warning event with reason %s from the kubelet about pod %s/%s within %s (events: %s)",
+		reason, pod.Namespace, pod.Name, bound, describe(events))
+	if missedBefore {
+		return events, fmt.Errorf("%s; an earlier case of the run waited the full %s in vain: %s: %w",
+			missing, f.Bounds.ObjectState.Duration, earlier, err)
+	}
+	if ctx.Err() == nil {
+		if nerr := f.Env.Absences().Note(rejectionEvents, missing); nerr != nil {
+			err = errors.Join(err, nerr)
+		}
+	}
+	return events, fmt.Errorf("%s: %w", missing, err)
 }
 
 func describe(events []corev1.Event) string {

@@ -62,10 +62,12 @@ type Attach struct {
 	// whose kubelet died (WriteDeadNodes), for a cluster whose nodes the
 	// parent watches (cluster.Faults).
 	DeadNodes string `json:"deadNodes,omitempty"`
-	// QuietDir is the directory the workers share their quiet windows in
-	// (package quiet): a case measuring how fast a configuration change is
-	// enforced holds the other workers' writes of that kind off.
-	QuietDir string `json:"quietDir,omitempty"`
+	// SharedDir is the directory the workers share run-wide state in: their
+	// quiet windows (package quiet: a case measuring how fast a
+	// configuration change is enforced holds the other workers' writes of
+	// that kind off) and the observations a case waited for in vain
+	// (package absence).
+	SharedDir string `json:"sharedDir,omitempty"`
 	// StaticDirs and StaticProbes are the replicas' static admission
 	// manifest directories (on this host) and what the first requests to
 	// each replica met (cluster.StaticManifests), when the cluster has them.

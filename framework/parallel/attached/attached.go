@@ -211,6 +211,6 @@ func attach(a parallel.Attach, ca *pki.CA, opts []fakewebhook.Option, logger log
 	return harness.Attach(harness.AttachConfig{
 		Cluster: New(a), RunID: a.RunID, KubernetesVersion: a.KubernetesVersion, Bounds: a.Bounds,
 		Supported: parallel.SetOf(a.Supported), Installed: parallel.SetOf(a.Installed),
-		CA: ca, Webhook: opts, QuietDir: a.QuietDir, Logger: logger,
+		CA: ca, Webhook: opts, SharedDir: a.SharedDir, Logger: logger,
 	})
 }
