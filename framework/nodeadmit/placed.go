@@ -28,10 +28,8 @@ type Placed struct {
 }
 
 // PlacedOn waits (up to the ObjectState bound) until no pod bound to node
-// is being deleted while not yet terminal, or is in a namespace being
-// deleted (whose pods the namespace controller deletes later, a previous
-// case's cleanup), whose place the kubelet may free at any moment, then
-// reads the node and its pods. It is only exact when no
+// is being deleted while not yet terminal, whose place the kubelet may free
+// at any moment, then reads the node and its pods. It is only exact when no
 // other case binds pods to the node meanwhile.
 func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, error) {
 	var placed *Placed
@@ -49,22 +47,13 @@ func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, 
 				lastErr = err
 				return false, nil
 			}
-			namespaces, err := f.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				lastErr = err
-				return false, nil
-			}
-			going := map[string]bool{}
-			for _, ns := range namespaces.Items {
-				going[ns.Name] = ns.DeletionTimestamp != nil
-			}
 			p := &Placed{Node: n, Requested: corev1.ResourceList{}}
 			terminating = nil
 			for _, pod := range list.Items {
 				if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 					continue
 				}
-				if pod.DeletionTimestamp != nil || going[pod.Namespace] {
+				if pod.DeletionTimestamp != nil {
 					terminating = append(terminating, pod.Namespace+"/"+pod.Name)
 				}
 				p.Pods = append(p.Pods, pod)
