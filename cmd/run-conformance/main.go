@@ -85,6 +85,7 @@ func newRootCommand() *cobra.Command {
 	})
 	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand(), newHollowNodeCommand())
 	root.AddCommand(newCleanupCommand(), newImageCommand(), newRelayCommand(), newResultsCommand(), newMatrixCommand())
+	root.AddCommand(newCertifyCommand(), newVerifyCommand())
 	return root
 }
 

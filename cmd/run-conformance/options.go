@@ -14,6 +14,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/report"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -72,6 +73,9 @@ type runOptions struct {
 	rerunFilter string
 	// attach makes this process a worker of a parallel run (worker.go).
 	attach string
+	// beforeStop, when set, sees the cluster once the specs ran, before
+	// it stops (certify.go reads the cluster's fingerprint).
+	beforeStop func(*harness.Env)
 }
 
 func defaultRunOptions() runOptions {

@@ -215,6 +215,10 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 		return usageError("cluster set-up failed: %v", err)
 	}
 
+	if o.beforeStop != nil {
+		stage = "reading the cluster before tear-down"
+		o.beforeStop(env)
+	}
 	stage = "tear-down"
 	stopping := time.Now()
 	closeErr := closeEnv()

@@ -35,7 +35,7 @@ type AttachConfig struct {
 	// (package quiet) and absences (package absence); empty: this worker
 	// is the run's only one.
 	SharedDir string
-	Logger   logr.Logger
+	Logger    logr.Logger
 }
 
 // Attach makes the environment of a worker: the run's cluster, ID, bounds
