@@ -28,10 +28,10 @@ var webhookServiceReference = spec.Spec{
 	Description: "A webhook named by clientConfig.service is called at the Service's port, on the path given, " +
 		"with TLS verified for <service>.<namespace>.svc; a live change of the service's path reaches the other " +
 		"endpoint, and a port the Service lacks, or a Service or namespace that does not exist, fails the call.",
-	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.WebhookServiceReference},
-	Profile:  spec.Extended,
+	Features:  []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.WebhookServiceReference},
+	Profile:   spec.Extended,
 	Isolation: webhookQuiet,
-	Seed:     "admissionregistration.k8s.io/v1 WebhookClientConfig.service (namespace, name, path, port)",
+	Seed:      "admissionregistration.k8s.io/v1 WebhookClientConfig.service (namespace, name, path, port)",
 }
 
 // servicePort is the Service's port the webhooks name; the Service sends it

@@ -32,10 +32,10 @@ var webhookFieldChanges = spec.Spec{
 		"apiVersions and scope, namespaceSelector, objectSelector, matchConditions, clientConfig url and caBundle, " +
 		"failurePolicy, timeoutSeconds, matchPolicy, admissionReviewVersions, name), and its reversal, is enforced on every apiserver " +
 		"replica within the propagation bound.",
-	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.WebhookMatchConditions},
-	Profile:  spec.Core,
+	Features:  []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.WebhookMatchConditions},
+	Profile:   spec.Core,
 	Isolation: webhookQuiet,
-	Seed:     "002 Goals: admin needs to be able to ensure initializers/webhooks config will be applied within some bound",
+	Seed:      "002 Goals: admin needs to be able to ensure initializers/webhooks config will be applied within some bound",
 }
 
 // slowAnswer is when the slow hook answers: past 1 s, within 2 s.

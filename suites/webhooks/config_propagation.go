@@ -26,8 +26,8 @@ var webhookConfigPropagation = spec.Spec{
 	Suite:     "webhooks",
 	Description: "Creating a webhook configuration, changing its rules, changing its failure policy and deleting it " +
 		"are each enforced on every apiserver replica within the propagation bound.",
-	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
-	Profile:  spec.Core,
+	Features:  []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
+	Profile:   spec.Core,
 	Isolation: webhookQuiet,
 	Seed: "002 Goals: admin needs to be able to ensure initializers/webhooks config will be applied within some " +
 		"bound; Synchronization: a change becomes effective in 1s",

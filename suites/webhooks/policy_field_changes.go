@@ -27,10 +27,10 @@ var policyFieldChanges = spec.Spec{
 		"messageExpression and reason, variables, matchConditions, matchConstraints' rules and selector, failurePolicy, " +
 		"paramKind) and of its binding (validationActions, matchResources' selectors, paramRef, policyName), and its " +
 		"reversal, is enforced on every apiserver replica within the policy propagation bound.",
-	Features: []features.Name{features.ValidatingAdmissionPolicy},
-	Profile:  spec.Core,
+	Features:  []features.Name{features.ValidatingAdmissionPolicy},
+	Profile:   spec.Core,
 	Isolation: policyQuiet,
-	Seed:     "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
+	Seed:      "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
 }
 
 // policyFieldChange is one live change of one field of the policy or the

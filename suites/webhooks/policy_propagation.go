@@ -26,10 +26,10 @@ var validatingPolicyPropagation = spec.Spec{
 	Suite:     "webhooks",
 	Description: "Binding a ValidatingAdmissionPolicy, changing the policy and deleting the binding are each " +
 		"enforced on every apiserver replica within the policy propagation bound.",
-	Features: []features.Name{features.ValidatingAdmissionPolicy},
-	Profile:  spec.Core,
+	Features:  []features.Name{features.ValidatingAdmissionPolicy},
+	Profile:   spec.Core,
 	Isolation: policyQuiet,
-	Seed:     "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
+	Seed:      "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
 }
 
 var mutatingPolicyPropagation = spec.Spec{
@@ -37,10 +37,10 @@ var mutatingPolicyPropagation = spec.Spec{
 	Suite:     "webhooks",
 	Description: "Binding a MutatingAdmissionPolicy, changing the policy and deleting the binding are each " +
 		"enforced on every apiserver replica within the policy propagation bound.",
-	Features: []features.Name{features.MutatingAdmissionPolicy},
-	Profile:  spec.Extended,
+	Features:  []features.Name{features.MutatingAdmissionPolicy},
+	Profile:   spec.Extended,
 	Isolation: policyQuiet,
-	Seed:     "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
+	Seed:      "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
 }
 
 // policyStep is one change to a policy or binding and how to see it enforced.
