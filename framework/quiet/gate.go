@@ -12,9 +12,8 @@ import (
 	"time"
 )
 
-// Gate is one process's side of a run's quiet windows. A nil Gate holds
-// nothing and wraps nothing. A gate without a directory (Local) holds
-// nothing either, for a run whose cases run one at a time in one process,
+// Gate is one process's side of a run's quiet windows. A gate without a
+// directory (Local) holds nothing, for a run whose cases run one at a time in one process,
 // but still tells when a kind was last written (LastWrite).
 type Gate struct {
 	dir      string
@@ -40,14 +39,6 @@ func Open(dir string, interval time.Duration) (*Gate, error) {
 	return &Gate{dir: dir, interval: interval, held: map[Kind]bool{}, last: map[Kind]time.Time{}}, nil
 }
 
-// Dir is the directory the gate's locks are in.
-func (g *Gate) Dir() string {
-	if g == nil {
-		return ""
-	}
-	return g.dir
-}
-
 func (g *Gate) path(name string) string { return filepath.Join(g.dir, name) }
 
 // Hold waits until no write of the kinds is in flight in any process of the
@@ -57,7 +48,7 @@ func (g *Gate) path(name string) string { return filepath.Join(g.dir, name) }
 // each other (a holder writing a kind another holds disturbs that window;
 // the specs measuring a kind write no other).
 func (g *Gate) Hold(ctx context.Context, kinds ...Kind) (_ func() error, err error) {
-	if g == nil || g.dir == "" || len(kinds) == 0 {
+	if g.dir == "" || len(kinds) == 0 {
 		return func() error { return nil }, nil
 	}
 	kinds = slices.Clone(kinds)
@@ -118,9 +109,6 @@ func lockNames(kinds []Kind) []string {
 // wall clock (it is shared between processes through a file's
 // modification time), used to wait, never to measure.
 func (g *Gate) LastWrite(k Kind) time.Time {
-	if g == nil {
-		return time.Time{}
-	}
 	g.mu.Lock()
 	last := g.last[k]
 	g.mu.Unlock()
@@ -154,9 +142,6 @@ func (g *Gate) holding() bool {
 // Wrap returns rt with every configuration write waiting while another
 // process holds its kind (for rest.Config.Wrap).
 func (g *Gate) Wrap(rt http.RoundTripper) http.RoundTripper {
-	if g == nil {
-		return rt
-	}
 	return &roundTripper{gate: g, next: rt}
 }
 

@@ -166,17 +166,6 @@ func TestWaitsEndWithTheirContext(t *testing.T) {
 	}
 }
 
-func TestNilGateIsOpen(t *testing.T) {
-	var g *Gate
-	release, err := g.Hold(context.Background(), WebhookConfigurations)
-	if err != nil || release() != nil {
-		t.Fatal("a nil gate's Hold failed")
-	}
-	if g.Wrap(http.DefaultTransport) != http.DefaultTransport {
-		t.Fatal("a nil gate wrapped a transport")
-	}
-}
-
 func TestKindOfWrite(t *testing.T) {
 	for path, want := range map[string]Kind{
 		"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations":          WebhookConfigurations,
