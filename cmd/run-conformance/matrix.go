@@ -110,7 +110,7 @@ func newMatrixCommand() *cobra.Command {
 	fs.IntVar(&o.parallel, "parallel", 2, "how many targets run at once")
 	fs.StringVar(&o.image, "image", "", "the harness image kubeconfig targets pull (write it with 'run-conformance image')")
 	fs.StringVar(&o.options, "options", "", "options file (run's) every target's run takes")
-	fs.BoolVar(&o.noCeilings, noCeilingsFlag, false, "do not check the kind clusters and targets --parallel runs at once against what this machine holds (see README, Running)")
+	fs.BoolVar(&o.noCeilings, noCeilingsFlag, false, "do not check the kind clusters and targets --parallel runs at once against what this machine holds (see docs/running.md, Ceilings)")
 	fs.StringArrayVar(&o.targets, "target", nil, "a target, repeatable: name=N,kubeconfig=PATH[,context=C][,image=REF] or name=N,kind=TOPOLOGY[,node-image=IMAGE]")
 	return cmd
 }

@@ -161,7 +161,7 @@ contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
 `
 
-// readmeOptions is the options file README.md shows (every default).
+// readmeOptions is the options file docs/running.md shows (every default).
 const readmeOptions = `# options.yaml — every field optional; these are the defaults
 provider: embedded
 apiservers: 1
@@ -267,7 +267,7 @@ func FuzzOptionsFile(f *testing.F) {
 	})
 }
 
-// readmeMatrix is matrix.yaml as README.md shows it, its kubeconfig target
+// readmeMatrix is matrix.yaml as docs/matrix.md shows it, its kubeconfig target
 // pointed at a kubeconfig the fuzz function writes.
 const readmeMatrix = `# matrix.yaml
 kind: Matrix

@@ -72,9 +72,10 @@ const (
 	// taken to cost what a worker does.
 	ClientBytes = WorkerBytes
 	// KindNodeBytes is each kind node container: not measured here (no
-	// docker on the machine); README's matrix measurement (2026-11-25, same
-	// machine type) found 1.4 GiB above baseline for two single-node
-	// clusters and their clients, and 0.5–1 GB per node.
+	// docker on the machine); the matrix measurement (docs/measurements.md,
+	// Matrix scale; 2026-11-25, same machine type) found 1.4 GiB above
+	// baseline for two single-node clusters and their clients, and 0.5–1 GB
+	// per node.
 	KindNodeBytes = 1 * GiB
 )
 
@@ -96,8 +97,9 @@ const (
 	// 16 on 2 CPUs passed the ordering suite with the harness's wake-ups no
 	// later than with 8 (the default).
 	WorkersPerCPU = 8
-	// KindTargetsPerCPU: README's matrix measurement: two kind clusters
-	// on 2 CPUs passed, a third starved the timing cases.
+	// KindTargetsPerCPU: the matrix measurement (docs/measurements.md,
+	// Matrix scale): two kind clusters on 2 CPUs passed, a third starved the
+	// timing cases.
 	KindTargetsPerCPU = 1
 )
 

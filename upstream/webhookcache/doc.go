@@ -5,8 +5,8 @@
 //
 // Each test asserts that the defect is STILL PRESENT. When a bump of the
 // pinned sources brings an upstream fix, the test fails: that is the signal
-// to update (or drop) the note about the defect in README.md, and then to
-// delete or invert the test.
+// to update (or drop) the note about the defect in docs/upstream-defects.md,
+// and then to delete or invert the test.
 //
 // race_test.go: the webhook configuration managers of
 // k8s.io/apiserver/pkg/admission/configuration can keep the accessors of an

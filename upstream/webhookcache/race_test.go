@@ -26,7 +26,8 @@ package webhookcache
 // handler has returned (see observedHandler). No sleeps order the steps.
 //
 // The test asserts the defect is STILL PRESENT: if an upstream fix lands in
-// the pinned sources, it fails, and the note in README.md must be updated.
+// the pinned sources, it fails, and the note in docs/upstream-defects.md must
+// be updated.
 
 import (
 	"context"
@@ -239,7 +240,7 @@ func testUpdateLost(t *testing.T, k kind) {
 		if fp != ignore {
 			t.Fatalf("call %d, %v after the update: %s's webhook has failurePolicy %s and the lister holds %s: "+
 				"the pinned k8s.io/apiserver no longer keeps stale accessors, so the upstream race looks FIXED; "+
-				"update the note in README.md and this test", calls, time.Since(start).Round(time.Millisecond), nameY, fp, stored)
+				"update the note in docs/upstream-defects.md and this test", calls, time.Since(start).Round(time.Millisecond), nameY, fp, stored)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
