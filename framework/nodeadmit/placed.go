@@ -27,13 +27,17 @@ type Placed struct {
 	Requested corev1.ResourceList
 }
 
-// PlacedOn waits (up to the ObjectState bound) until no pod bound to node
-// is being deleted while not yet terminal, whose place the kubelet may free
-// at any moment, then reads the node and its pods. It is only exact when no
-// other case binds pods to the node meanwhile.
+// PlacedOn waits (up to the ObjectState bound) until the kubelet's count
+// and the API's agree, then reads the node and its pods: no pod bound to
+// node is being deleted while not yet terminal (the kubelet may free its
+// place at any moment), and none is still Pending (one the kubelet has
+// rejected stays Pending in the API until its status manager writes
+// Failed, yet the kubelet no longer counts it; one it has not seen yet
+// would be counted later). It is only exact when no other case binds pods
+// to the node meanwhile.
 func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, error) {
 	var placed *Placed
-	var terminating []string
+	var unsettled []string
 	var lastErr error
 	err := wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, f.Bounds.ObjectState.Duration, true,
 		func(ctx context.Context) (bool, error) {
@@ -48,13 +52,16 @@ func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, 
 				return false, nil
 			}
 			p := &Placed{Node: n, Requested: corev1.ResourceList{}}
-			terminating = nil
+			unsettled = nil
 			for _, pod := range list.Items {
 				if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 					continue
 				}
-				if pod.DeletionTimestamp != nil {
-					terminating = append(terminating, pod.Namespace+"/"+pod.Name)
+				switch {
+				case pod.DeletionTimestamp != nil:
+					unsettled = append(unsettled, pod.Namespace+"/"+pod.Name+" (terminating)")
+				case pod.Status.Phase == corev1.PodPending:
+					unsettled = append(unsettled, pod.Namespace+"/"+pod.Name+" (pending)")
 				}
 				p.Pods = append(p.Pods, pod)
 				for name, q := range PodRequests(&pod) {
@@ -64,13 +71,13 @@ func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, 
 				}
 			}
 			placed = p
-			return len(terminating) == 0, nil
+			return len(unsettled) == 0, nil
 		})
 	if err != nil {
 		if lastErr != nil {
 			return nil, fmt.Errorf("read node %s and its pods: %w (last error: %v)", node, err, lastErr)
 		}
-		return nil, fmt.Errorf("pods on node %s still terminating: %s: %w", node, strings.Join(terminating, ", "), err)
+		return nil, fmt.Errorf("pods on node %s not settled (the kubelet's count may differ from the API's): %s: %w", node, strings.Join(unsettled, ", "), err)
 	}
 	return placed, nil
 }
