@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -24,6 +24,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/framework/rundir"
+	"github.com/admission-conformance/admission-conformance/framework/runobjects"
 )
 
 type cleanupOptions struct {
@@ -212,18 +213,6 @@ func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID st
 	return nil
 }
 
-// swept are the cluster-level kinds a run creates (namespaced objects go
-// with their namespaces), as Sweep deletes them.
-var swept = []schema.GroupVersionResource{
-	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicies"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicybindings"},
-	{Version: "v1", Resource: "namespaces"},
-}
-
 // labelledObject is an object a run created, and that run's ID.
 type labelledObject struct{ what, run string }
 
@@ -233,14 +222,17 @@ func (l labelledObject) String() string { return l.what }
 // runs in skip.
 func labelled(ctx context.Context, client metadata.Interface, selector string, skip map[string]bool) ([]labelledObject, error) {
 	var out []labelledObject
-	for _, gvr := range swept {
-		l, err := client.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	for _, k := range runobjects.Kinds() {
+		l, err := client.Resource(k.Resource).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if apierrors.IsNotFound(err) {
+			continue // a kind this cluster does not serve holds nothing
+		}
 		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", gvr.Resource, err)
+			return nil, fmt.Errorf("list %s: %w", k.What, err)
 		}
 		for _, o := range l.Items {
 			if run := o.Labels[harness.RunLabel]; !skip[run] {
-				out = append(out, labelledObject{what: gvr.Resource + "/" + o.Name, run: run})
+				out = append(out, labelledObject{what: k.Resource.Resource + "/" + o.Name, run: run})
 			}
 		}
 	}

@@ -6,12 +6,13 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
+	"github.com/admission-conformance/admission-conformance/framework/runobjects"
 )
 
 // Sweep deletes everything labelled with the run ID (or, with runID "", every
@@ -38,24 +39,23 @@ func sweep(ctx context.Context, config *rest.Config, runID string, initializers 
 	}
 	list := metav1.ListOptions{LabelSelector: selector}
 	del := metav1.DeleteOptions{}
-	ar := client.AdmissionregistrationV1()
 	var errs []error
 	collect := func(what string, err error) {
-		if err != nil && !apierrors.IsNotFound(err) {
+		// Not found (or no match) where the cluster does not serve a kind.
+		if err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
 			errs = append(errs, fmt.Errorf("sweep %s: %w", what, err))
 		}
 	}
-	collect("mutating webhook configurations", ar.MutatingWebhookConfigurations().DeleteCollection(ctx, del, list))
-	collect("validating webhook configurations", ar.ValidatingWebhookConfigurations().DeleteCollection(ctx, del, list))
-	collect("validating admission policy bindings", ar.ValidatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
-	collect("validating admission policies", ar.ValidatingAdmissionPolicies().DeleteCollection(ctx, del, list))
 	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return err
 	}
-	// Not found where the cluster does not serve them.
-	collect("mutating admission policy bindings", mutatingpolicy.BindingClient(dyn).DeleteCollection(ctx, del, list))
-	collect("mutating admission policies", mutatingpolicy.PolicyClient(dyn).DeleteCollection(ctx, del, list))
+	for _, k := range runobjects.Kinds() {
+		if k.Resource == runobjects.Namespaces {
+			continue // below, after the reference initializers
+		}
+		collect(k.What, dyn.Resource(k.Resource).DeleteCollection(ctx, del, list))
+	}
 	if initializers {
 		collect("reference initializers", sweepReferenceInitializers(ctx, config, selector))
 	}

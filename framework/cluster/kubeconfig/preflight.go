@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/framework/runobjects"
 )
 
 // Plan is what a run creates in an existing cluster, one line per kind of
@@ -58,9 +60,7 @@ func NeededAccess(relay bool) []Access {
 	}
 	// update and patch: specs label their own namespaces (Pod Security).
 	add("", "namespaces", false, "create", "delete", "list", "get", "update", "patch")
-	for _, r := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations",
-		"validatingadmissionpolicies", "validatingadmissionpolicybindings",
-		"mutatingadmissionpolicies", "mutatingadmissionpolicybindings"} {
+	for _, r := range runobjects.AdmissionResources() {
 		add("admissionregistration.k8s.io", r, false, "create", "update", "patch", "delete", "deletecollection", "list", "get")
 	}
 	for _, r := range []string{"configmaps", "pods", "services", "serviceaccounts", "limitranges", "resourcequotas", "persistentvolumeclaims", "secrets"} {

@@ -1,0 +1,58 @@
+// Package runobjects is the one list of the cluster-level kinds a run
+// creates and labels with its run ID: what the sweep deletes, what
+// `cleanup` looks for and reports, and what the preflight checks a user may
+// manage. Namespaced objects go with their namespaces. The reference
+// initializers install kinds of their own (reference/initializers/install
+// sweeps them).
+package runobjects
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Kind is one cluster-level kind a run creates.
+type Kind struct {
+	Resource schema.GroupVersionResource
+	// What names the kind in messages: plural, lower case, spaced.
+	What string
+}
+
+const admissionGroup = "admissionregistration.k8s.io"
+
+// kinds are in the order the sweep deletes them: webhook configurations
+// first (nothing the harness registered may then get in the way of the
+// other deletions), bindings before their policies, namespaces last.
+var kinds = []Kind{
+	{admission("mutatingwebhookconfigurations"), "mutating webhook configurations"},
+	{admission("validatingwebhookconfigurations"), "validating webhook configurations"},
+	{admission("validatingadmissionpolicybindings"), "validating admission policy bindings"},
+	{admission("validatingadmissionpolicies"), "validating admission policies"},
+	{admission("mutatingadmissionpolicybindings"), "mutating admission policy bindings"},
+	{admission("mutatingadmissionpolicies"), "mutating admission policies"},
+	{Namespaces, "namespaces"},
+}
+
+// Namespaces is the resource of the Namespace kind, last in Kinds.
+var Namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+func admission(resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: admissionGroup, Version: "v1", Resource: resource}
+}
+
+// Kinds returns the kinds a run creates, in the order the sweep deletes
+// them.
+func Kinds() []Kind { return slices.Clone(kinds) }
+
+// AdmissionResources returns the resource names of the admissionregistration.k8s.io
+// kinds among them.
+func AdmissionResources() []string {
+	var out []string
+	for _, k := range kinds {
+		if k.Resource.Group == admissionGroup {
+			out = append(out, k.Resource.Resource)
+		}
+	}
+	return out
+}
