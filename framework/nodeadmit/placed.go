@@ -28,31 +28,30 @@ type Placed struct {
 }
 
 // PlacedOn waits (up to the ObjectState bound) until the kubelet's count
-// and the API's agree, then reads the node and its pods: no pod bound to
-// node is being deleted while not yet terminal (the kubelet may free its
-// place at any moment), and none is still Pending (one the kubelet has
-// rejected stays Pending in the API until its status manager writes
-// Failed, yet the kubelet no longer counts it; one it has not seen yet
-// would be counted later). It is only exact when no other case binds pods
-// to the node meanwhile.
+// and the API's agree, then reads the node and its pods. They may not while
+// a pod bound to node
+//   - is being deleted while not yet terminal: the kubelet may free its
+//     place at any moment;
+//   - is in a namespace being deleted (an earlier case's): the namespace
+//     controller is about to delete it, and the kubelet then frees its place;
+//   - is still Pending: one the kubelet has rejected stays Pending in the
+//     API until its status manager writes Failed, yet the kubelet no longer
+//     counts it; one it has not seen yet would be counted later.
+//
+// It is only exact when no other case binds pods to the node meanwhile.
 func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, error) {
-	var placed *Placed
+	var pods []corev1.Pod
 	var unsettled []string
 	var lastErr error
 	err := wait.PollUntilContextTimeout(ctx, f.Bounds.PollInterval.Duration, f.Bounds.ObjectState.Duration, true,
 		func(ctx context.Context) (bool, error) {
-			n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-			if err != nil {
-				lastErr = err
-				return false, nil
-			}
 			list, err := f.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
 			if err != nil {
 				lastErr = err
 				return false, nil
 			}
-			p := &Placed{Node: n, Requested: corev1.ResourceList{}}
-			unsettled = nil
+			pods, unsettled = nil, nil
+			foreign := false
 			for _, pod := range list.Items {
 				if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 					continue
@@ -63,23 +62,51 @@ func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, 
 				case pod.Status.Phase == corev1.PodPending:
 					unsettled = append(unsettled, pod.Namespace+"/"+pod.Name+" (pending)")
 				}
-				p.Pods = append(p.Pods, pod)
-				for name, q := range PodRequests(&pod) {
-					sum := p.Requested[name]
-					sum.Add(q)
-					p.Requested[name] = sum
+				foreign = foreign || pod.Namespace != f.Namespace
+				pods = append(pods, pod)
+			}
+			if len(unsettled) > 0 || !foreign {
+				return len(unsettled) == 0, nil
+			}
+			// One more request, only while other namespaces' pods are on
+			// the node (a request per poll counts against the client's
+			// rate limit, which the case's other reads share).
+			deleting, err := f.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{
+				LabelSelector: harness.RunLabel + "=" + f.Env.RunID, FieldSelector: "status.phase=Terminating"})
+			if err != nil {
+				lastErr = err
+				return false, nil
+			}
+			gone := map[string]bool{}
+			for _, ns := range deleting.Items {
+				gone[ns.Name] = true
+			}
+			for _, pod := range pods {
+				if gone[pod.Namespace] {
+					unsettled = append(unsettled, pod.Namespace+"/"+pod.Name+" (namespace being deleted)")
 				}
 			}
-			placed = p
 			return len(unsettled) == 0, nil
 		})
 	if err != nil {
 		if lastErr != nil {
-			return nil, fmt.Errorf("read node %s and its pods: %w (last error: %v)", node, err, lastErr)
+			return nil, fmt.Errorf("read the pods on node %s: %w (last error: %v)", node, err, lastErr)
 		}
 		return nil, fmt.Errorf("pods on node %s not settled (the kubelet's count may differ from the API's): %s: %w", node, strings.Join(unsettled, ", "), err)
 	}
-	return placed, nil
+	n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read node %s: %w", node, err)
+	}
+	p := &Placed{Node: n, Pods: pods, Requested: corev1.ResourceList{}}
+	for i := range pods {
+		for name, q := range PodRequests(&pods[i]) {
+			sum := p.Requested[name]
+			sum.Add(q)
+			p.Requested[name] = sum
+		}
+	}
+	return p, nil
 }
 
 // Allocatable is the node's allocatable amount of name, in Amount's unit
