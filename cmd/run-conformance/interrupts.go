@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 )
 
 // interrupts holds SIGINT, SIGTERM and SIGHUP for the whole of a run, so
@@ -180,8 +182,9 @@ func signalName(s os.Signal) string {
 // writing into the run's dirs as it removes them (rundir.RemoveOwn renames
 // a dir before removing it, so what a child still writes goes under a path
 // that no longer exists). Where there is no /proc it does nothing (the
-// children end when their stdin pipe closes).
-func killChildren() {
+// children end when their stdin pipe closes). It returns the children it
+// signalled (a killed one stays listed until it is reaped).
+func killChildren() (killed []int) {
 	self := os.Getpid()
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, f := range stats {
@@ -194,7 +197,9 @@ func killChildren() {
 		} else {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+		killed = append(killed, pid)
 	}
+	return killed
 }
 
 // procParent reads a /proc/<pid>/stat file's pid, parent and process group.
@@ -216,4 +221,41 @@ func procParent(path string) (pid, ppid, pgrp int, ok bool) {
 	ppid, err2 := strconv.Atoi(fields[1])
 	pgrp, err3 := strconv.Atoi(fields[2])
 	return pid, ppid, pgrp, err1 == nil && err2 == nil && err3 == nil
+}
+
+// forceSettle bounds how long removeOwnDirs looks again for removed dirs
+// coming back: well under the 1 s in which the third signal must exit.
+const forceSettle = 300 * time.Millisecond
+
+// removeOwnDirs kills the children and removes this process's run dirs,
+// then looks again until no new child has appeared and no removed dir has
+// come back for two looks, for at most forceSettle: a worker that was starting as the signal
+// came (missed by the first kill), or one still running for a moment, can
+// re-create a removed path (its report dir and the shared dir are made
+// with MkdirAll), and such a dir carries no owner file, so no later
+// cleanup would know it.
+func removeOwnDirs() []string {
+	killed := map[int]bool{}
+	for _, pid := range killChildren() {
+		killed[pid] = true
+	}
+	removed := rundir.RemoveOwn("")
+	quiet := 0
+	for deadline := time.Now().Add(forceSettle); quiet < 2 && time.Now().Before(deadline); {
+		time.Sleep(forceSettle / 10)
+		quiet++
+		for _, pid := range killChildren() {
+			if !killed[pid] {
+				killed[pid] = true
+				quiet = 0 // one that started after the first kill
+			}
+		}
+		for _, d := range removed {
+			if _, err := os.Lstat(d); err == nil {
+				quiet = 0
+				_ = os.RemoveAll(d)
+			}
+		}
+	}
+	return removed
 }

@@ -67,8 +67,7 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	sig := watchInterrupts(func(s os.Signal) {
 		// The children (hollow kubelets, parallel workers) would outlive
 		// this process for a moment, writing into its dirs.
-		killChildren()
-		removed := rundir.RemoveOwn("")
+		removed := removeOwnDirs()
 		// Only now: components still running log to stderr until the exit.
 		if restore := restoreStderr.Load(); restore != nil {
 			(*restore)()
