@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 )
@@ -82,14 +84,25 @@ func PlacedOn(ctx context.Context, f *harness.Framework, node string) (*Placed, 
 				gone[ns.Name] = true
 			}
 			for _, pod := range pods {
-				if gone[pod.Namespace] {
-					unsettled = append(unsettled, pod.Namespace+"/"+pod.Name+" (namespace being deleted)")
+				if !gone[pod.Namespace] {
+					continue
+				}
+				unsettled = append(unsettled, pod.Namespace+"/"+pod.Name+" (namespace being deleted)")
+				// The namespace controller gets to it late when a run
+				// deletes hundreds of namespaces: delete it now, with a
+				// grace period, so that it leaves the API only once the
+				// kubelet has stopped counting it (then it is seen as
+				// terminating above).
+				err := f.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+					GracePeriodSeconds: ptr.To[int64](1), Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
+				if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+					lastErr = err
 				}
 			}
 			return len(unsettled) == 0, nil
 		})
 	if err != nil {
-		if lastErr != nil {
+		if len(unsettled) == 0 && lastErr != nil {
 			return nil, fmt.Errorf("read the pods on node %s: %w (last error: %v)", node, err, lastErr)
 		}
 		return nil, fmt.Errorf("pods on node %s not settled (the kubelet's count may differ from the API's): %s: %w", node, strings.Join(unsettled, ", "), err)
