@@ -225,15 +225,16 @@ func procParent(path string) (pid, ppid, pgrp int, ok bool) {
 
 // forceSettle bounds how long removeOwnDirs looks again for removed dirs
 // coming back: well under the 1 s in which the third signal must exit.
-const forceSettle = 300 * time.Millisecond
+const forceSettle = 200 * time.Millisecond
 
 // removeOwnDirs kills the children and removes this process's run dirs,
-// then looks again until no new child has appeared and no removed dir has
-// come back for two looks, for at most forceSettle: a worker that was starting as the signal
-// came (missed by the first kill), or one still running for a moment, can
-// re-create a removed path (its report dir and the shared dir are made
-// with MkdirAll), and such a dir carries no owner file, so no later
-// cleanup would know it.
+// then looks again, for at most forceSettle, until two looks in a row see
+// no new child, no new run dir and no removed dir come back: a worker that
+// was starting as the signal came (missed by the first kill), or one still
+// running for a moment, can re-create a removed path (its report dir and
+// the shared dir are made with MkdirAll), and such a dir carries no owner
+// file, so no later cleanup would know it; a cluster still starting in this
+// process can make its dir after the first removal.
 func removeOwnDirs() []string {
 	killed := map[int]bool{}
 	for _, pid := range killChildren() {
@@ -255,6 +256,11 @@ func removeOwnDirs() []string {
 				quiet = 0
 				_ = os.RemoveAll(d)
 			}
+		}
+		// And one made since (a cluster still starting makes its dir).
+		if more := rundir.RemoveOwn(""); len(more) > 0 {
+			quiet = 0
+			removed = append(removed, more...)
 		}
 	}
 	return removed
