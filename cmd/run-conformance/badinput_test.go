@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/certify"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
@@ -158,6 +159,12 @@ current-context: x
 	matrixTwice := file("matrix-twice.yaml", "targets: [{name: a, kind: {}}, {name: a, kind: {}}]\n")
 	matrixKind := file("matrix-kind.yaml", "kind: Config\ntargets: [{name: a, kind: {}}]\n")
 	runOptionsProvider := file("run-options-provider.yaml", "provider: kind\n")
+	repeatZeroInFile := file("options-repeat-zero.yaml", "repeat: 0\n")
+	vendorKey, _, err := certify.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signKey := file("vendor.key", string(vendorKey))
 	file("matrix-foreign/a/notes.txt", "mine\n")
 	matrixForeign := filepath.Join(in, "matrix-foreign")
 	corrupt := file("corrupt/results.json", "{")
@@ -207,6 +214,13 @@ current-context: x
 		{"unknown provider", []string{"run", "--provider", "docker"}, `unknown provider "docker"`},
 		{"no apiservers", []string{"run", "--apiservers", "0"}, "--apiservers"},
 		{"apiservers not a number", []string{"run", "--apiservers", "x"}, `invalid argument "x" for "--apiservers"`},
+		{"repeat zero", []string{"run", "--repeat", "0"}, "--repeat must be at least 1"},
+		{"repeat negative", []string{"run", "--repeat", "-3"}, "--repeat must be at least 1 (how many times each selected case runs; 1 runs each once), got -3"},
+		{"repeat not a number", []string{"run", "--repeat", "two"}, `invalid argument "two" for "--repeat" flag: not a whole number: give how many times each selected case runs, at least 1`},
+		{"repeat over its ceiling", []string{"run", "--repeat", "1000"}, "--repeat 1000 is over the ceiling of 100 repetitions"},
+		{"repeat zero in an options file", []string{"run", "--options", repeatZeroInFile}, "--repeat must be at least 1"},
+		{"repeat only measured without repeat", []string{"run", "--repeat-only-measured"}, "--repeat-only-measured goes with --repeat 2 or more"},
+		{"certify repeat zero", []string{"certify", "--sign-key", signKey, "--repeat", "0"}, "--repeat must be at least 1"},
 		{"negative nodes", []string{"run", "--nodes", "-1"}, "--nodes"},
 		{"bad apiserver flag", []string{"run", "--apiserver-arg=--bogus"}, "bad kube-apiserver flag"},
 		{"etcd delay of a missing replica", []string{"run", "--etcd-delay", "1=2s"}, "replica 1"},

@@ -17,7 +17,7 @@ import (
 const noCeilingsFlag = "no-ceilings"
 
 const noCeilingsHelp = "do not check --apiservers, --nodes, --parallel and --kind-topology against what this machine holds " +
-	"(its free memory and CPUs, at measured costs per part; see docs/running.md, Ceilings)"
+	"(its free memory and CPUs, at measured costs per part; see docs/running.md, Ceilings), nor --repeat against its ceiling of 100"
 
 // overCeiling is the one line a count over its ceiling gets.
 func overCeiling(err error) error {

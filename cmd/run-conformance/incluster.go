@@ -203,6 +203,7 @@ func (o *runOptions) podRunArgs(claims []string) []string {
 	if o.Parallel != 0 {
 		a = append(a, "--parallel", strconv.Itoa(o.Parallel))
 	}
+	a = append(a, o.repeatArgs()...)
 	if !o.ReferenceInitializers {
 		a = append(a, "--reference-initializers=false")
 	}

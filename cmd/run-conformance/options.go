@@ -55,6 +55,10 @@ type runOptions struct {
 	// Parallel is how many specs run at once (parallel.go); 0: chosen for
 	// this machine.
 	Parallel int `json:"parallel,omitempty"`
+	// Repeat is how many times each selected case runs (repeat.go);
+	// RepeatOnlyMeasured repeats only the cases that record measurements.
+	Repeat             int  `json:"repeat,omitempty"`
+	RepeatOnlyMeasured bool `json:"repeatOnlyMeasured,omitempty"`
 	// The in-cluster mode (incluster.go).
 	inClusterOptions `json:",inline"`
 	// NoCeilings skips checking the counts against what this machine
@@ -79,7 +83,7 @@ type runOptions struct {
 }
 
 func defaultRunOptions() runOptions {
-	return runOptions{Provider: "embedded", APIServers: 1, Nodes: 1, ReferenceInitializers: true, ReportDir: "_artifacts", Bounds: bounds.Defaults()}
+	return runOptions{Provider: "embedded", APIServers: 1, Nodes: 1, ReferenceInitializers: true, ReportDir: "_artifacts", Bounds: bounds.Defaults(), Repeat: 1}
 }
 
 // addFlags binds the flags to o, with o's current values as defaults (so
@@ -113,6 +117,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	addImplementationFlags(fs, &o.Implementation)
 	o.Kind.addFlags(fs)
 	o.addParallelFlags(fs)
+	o.addRepeatFlags(fs)
 	o.addInClusterFlags(fs)
 	fs.BoolVar(&o.NoCeilings, noCeilingsFlag, o.NoCeilings, noCeilingsHelp)
 	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
@@ -233,6 +238,9 @@ func (o *runOptions) validate() error {
 		return usageError("unknown provider %q: use embedded, kind or kubeconfig", o.Provider)
 	}
 	if err := o.validateParallel(); err != nil {
+		return err
+	}
+	if err := o.validateRepeat(); err != nil {
 		return err
 	}
 	if err := o.validateNodes(); err != nil {

@@ -75,16 +75,21 @@ func (o *runOptions) validateParallel() error {
 // runSpecs runs the selected specs against env: in this process, one after
 // another, with --parallel 1 or when at most one spec is selected; else in
 // worker processes. A parallel run that cannot be set up falls back to a
-// serial one (before anything ran), saying why. The error is the nodes'
-// failing to start after the control plane (backgroundNodes): a cluster
-// that could not be set up.
+// serial one (before anything ran), saying why. With --repeat every
+// repetition runs in a worker (repeat.go), --parallel 1 one at a time. The
+// error is the nodes' failing to start after the control plane
+// (backgroundNodes), or workers that --repeat needs and that cannot be set
+// up: a cluster that could not be set up.
 func runSpecs(out io.Writer, o runOptions, env *harness.Env, runOpts runner.Options) (results.Results, error) {
 	workers := o.workers()
-	if workers > 1 && o.selectedSpecs() > 1 {
+	if o.Repeat > 1 || (workers > 1 && o.selectedSpecs() > 1) {
 		p, err := newParallelRun(o, env, runOpts)
 		if err == nil {
 			defer p.close()
 			return p.run(workers)
+		}
+		if o.Repeat > 1 {
+			return results.Results{}, fmt.Errorf("--repeat runs every repetition in a worker process, and workers could not be set up: %w", err)
 		}
 		fmt.Fprintf(out, "parallel run not possible (%v): running the specs one after another\n", err)
 	}
@@ -278,6 +283,14 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 		}
 	}
 	header := fmt.Sprintf("\n%d spec(s) in up to %d worker processes at once (%d of them alone)", len(units), workers, serial)
+	if p.o.Repeat > 1 {
+		header += fmt.Sprintf("; each case %d times, the repetitions of a spec one after another", p.o.Repeat)
+		if p.o.RepeatOnlyMeasured {
+			header = strings.Replace(header, "each case", "each case that records a measurement", 1)
+		} else {
+			total *= p.o.Repeat
+		}
+	}
 	if n, ok := p.env.Cluster.(cluster.NodesStarting); ok && !closed(n.NodesStarted()) {
 		header += "; the nodes are starting: the specs that need them wait"
 	}
@@ -334,6 +347,15 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 	notStarted := parallel.Schedule(ctx, units, workers, nodesReady, func(u parallel.Unit) {
 		progress.Running(u.Name())
 		start := time.Now()
+		if p.o.Repeat > 1 {
+			details := p.runRepeated(u, progress) // repeat.go: prints each repetition's lines
+			p.trace(u, start.Sub(began), time.Since(start))
+			progress.Stopped(u.Name())
+			if details != "" && p.runOpts.GinkgoOutput != nil {
+				fmt.Fprint(p.runOpts.GinkgoOutput, details)
+			}
+			return
+		}
 		outcomes, details := p.runUnit(u)
 		p.trace(u, start.Sub(began), time.Since(start))
 		progress.Stopped(u.Name())
@@ -368,6 +390,9 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 		c.State, c.Message = results.Failed, "no result from the worker process that ran "+c.ShortName+": "+p.failures[c.ShortName]
 		return c
 	})
+	if res.Repeat = p.o.repeatPolicy(); res.Repeat != nil {
+		res.APIVersion = results.APIVersionRepeated
+	}
 	res.FinishedAt = time.Now().UTC()
 	res.Summarize()
 	return res, nil
@@ -431,28 +456,54 @@ func (p *parallelRun) previous() *results.Results {
 // when a case did not pass, the worker's own account of it (Ginkgo's
 // failure details) for the run's output.
 func (p *parallelRun) runUnit(u parallel.Unit) ([]results.Spec, string) {
+	outcomes, details, _ := p.runWorker(u, 0, nil)
+	p.mu.Lock()
+	if _, failed := p.failures[u.Spec.ShortName]; !failed {
+		p.outcomes = append(p.outcomes, outcomes...) // else Merge reports them
+	}
+	p.mu.Unlock()
+	return outcomes, details
+}
+
+// runWorker runs one worker for u: repetition rep of a run with --repeat
+// (0: the only run), of the cases named in only (nil: all of u's). started
+// is false when an interrupt came before it started.
+func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []results.Spec, _ string, started bool) {
 	dir := filepath.Join(p.dir, u.Spec.ShortName)
+	if rep > 0 {
+		dir += fmt.Sprintf(".rep%d", rep)
+	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return p.failed(u, err.Error())
+		return p.failedToStart(u, err.Error())
 	}
 	logPath := filepath.Join(dir, "output.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return p.failed(u, err.Error())
+		return p.failedToStart(u, err.Error())
 	}
 	defer logFile.Close()
 	exe, err := os.Executable()
 	if err != nil {
-		return p.failed(u, err.Error())
+		return p.failedToStart(u, err.Error())
 	}
 	args := []string{"run", "--attach", p.attach, "--report-dir", dir, "--label-filter", "spec:" + u.Spec.ShortName}
-	for _, f := range p.runOpts.Selection.Focus {
+	focus := p.runOpts.Selection.Focus
+	if only != nil {
+		// Cases the first repetition ran, so the selection's focus
+		// already holds for them: name each exactly instead.
+		focus = nil
+		for _, c := range only {
+			focus = append(focus, exactCase(c))
+		}
+	}
+	for _, f := range focus {
 		args = append(args, "--focus", f)
 	}
 	for _, s := range p.runOpts.Selection.Skip {
 		args = append(args, "--skip", s)
 	}
 	cmd := exec.Command(exe, args...)
+	cmd.Env = repetitionEnv(rep)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group: a Ctrl-C on the terminal reaches this process
 	// only, which passes it on once (forward). The stdin pipe ends the
@@ -460,17 +511,17 @@ func (p *parallelRun) runUnit(u parallel.Unit) ([]results.Spec, string) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return p.failed(u, err.Error())
+		return p.failedToStart(u, err.Error())
 	}
 	defer stdin.Close()
 	p.mu.Lock()
 	if p.signal != nil {
 		p.mu.Unlock()
-		return nil, "" // interrupted before it started: reported as not run
+		return nil, "", false // interrupted before it started: reported as not run
 	}
 	if err := cmd.Start(); err != nil {
 		p.mu.Unlock()
-		return p.failed(u, err.Error())
+		return p.failedToStart(u, err.Error())
 	}
 	p.children[cmd] = true
 	p.mu.Unlock()
@@ -482,17 +533,22 @@ func (p *parallelRun) runUnit(u parallel.Unit) ([]results.Spec, string) {
 	res, err := results.Read(filepath.Join(dir, results.FileName))
 	if err != nil {
 		why := fmt.Sprintf("%v (exit: %v); last output: %s", err, waitErr, tailOf(logPath, 8))
-		return p.failed(u, why)
+		outcomes, details := p.failed(u, why)
+		return outcomes, details, true
 	}
 	outcomes := parallel.Outcomes(res)
-	p.mu.Lock()
-	p.outcomes = append(p.outcomes, outcomes...)
-	p.mu.Unlock()
 	details := ""
 	if slices.ContainsFunc(outcomes, func(s results.Spec) bool { return s.State == results.Failed }) {
 		details = ginkgoDetails(logPath)
 	}
-	return outcomes, details
+	return outcomes, details, true
+}
+
+// failedToStart is failed for a worker that could not be started: it did
+// run, in the sense that its cases have an outcome (failed).
+func (p *parallelRun) failedToStart(u parallel.Unit, why string) ([]results.Spec, string, bool) {
+	outcomes, details := p.failed(u, why)
+	return outcomes, details, true
 }
 
 // failed records why a unit's worker gave no results; Merge then reports
@@ -504,7 +560,11 @@ func (p *parallelRun) failed(u parallel.Unit, why string) ([]results.Spec, strin
 	var out []results.Spec
 	for _, c := range u.Cases {
 		s := results.Spec{Suite: u.Spec.Suite, ShortName: u.Spec.ShortName, Name: c, State: results.Failed,
+			Profile: string(u.Spec.Profile), Seed: u.Spec.Seed,
 			Message: "no result from the worker process that ran " + u.Spec.ShortName + ": " + why}
+		for _, f := range u.Spec.Features {
+			s.Features = append(s.Features, string(f))
+		}
 		out = append(out, s)
 	}
 	return out, ""

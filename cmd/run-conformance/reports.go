@@ -86,7 +86,11 @@ func writeDetails(w io.Writer, res results.Results, rep report.ConformanceReport
 	fmt.Fprintf(w, "\n=== report: %s\n", rep.Result)
 	for _, p := range rep.Profiles {
 		s := p.Statistics
-		fmt.Fprintf(w, "profile %-9s %-8s %d passed, %d failed, %d skipped, %d not supported\n", p.Name, p.Result, s.Passed, s.Failed, s.Skipped, s.NotSupported)
+		flaky := ""
+		if s.Flaky > 0 {
+			flaky = fmt.Sprintf(", %d flaky", s.Flaky)
+		}
+		fmt.Fprintf(w, "profile %-9s %-8s %d passed, %d failed, %d skipped, %d not supported%s\n", p.Name, p.Result, s.Passed, s.Failed, s.Skipped, s.NotSupported, flaky)
 	}
 	for _, s := range res.Specs {
 		if s.State == results.Passed || s.Message == results.NotSelected {
@@ -102,6 +106,13 @@ func writeDetails(w io.Writer, res results.Results, rep report.ConformanceReport
 		}
 		for _, m := range s.Measurements {
 			fmt.Fprintln(w, "measured "+m.String())
+		}
+		for _, r := range s.Repetitions {
+			line := fmt.Sprintf("repetition %d: %s (%.1fs)", r.Index, r.State, r.Duration)
+			if r.State != results.Passed && r.Message != "" {
+				line += ": " + firstLine(r.Message)
+			}
+			fmt.Fprintln(w, line)
 		}
 		if s.Journal != nil {
 			fmt.Fprint(w, s.Journal.Text())

@@ -10,8 +10,8 @@ import (
 )
 
 // rerunFilter reads an earlier run and returns the Ginkgo label filter that
-// selects the specs that failed in it ("spec:A || spec:B"), or "" if none
-// did.
+// selects the specs that failed (or were flaky: never a pass) in it
+// ("spec:A || spec:B"), or "" if none did.
 func rerunFilter(path string) (string, error) {
 	res, file, err := history.Resolve(path)
 	if err != nil {
@@ -20,7 +20,7 @@ func rerunFilter(path string) (string, error) {
 	failed := map[string]bool{}
 	outsideSpecs := false
 	for _, s := range res.Specs {
-		if s.State != results.Failed {
+		if s.State != results.Failed && s.State != results.Flaky {
 			continue
 		}
 		if s.Profile == "" {

@@ -230,8 +230,8 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 	}
 	s := res.Summary
 	notSelected := s.Total - selected(res)
-	fmt.Fprintf(out, "%d passed, %d failed, %d skipped, %d not supported, %d not selected; %s\n",
-		s.Passed, s.Failed, s.Skipped-notSelected, s.NotSupported, notSelected, profileSummary(rep))
+	fmt.Fprintf(out, "%d passed, %d failed, %s%d skipped, %d not supported, %d not selected; %s\n",
+		s.Passed, s.Failed, flakyCount(res), s.Skipped-notSelected, s.NotSupported, notSelected, profileSummary(rep))
 	if c := res.Coverage; c != nil {
 		fmt.Fprintf(out, "field coverage of the admission API: %d of %d paths in scope exercised (%.1f%%; of them CEL variables and libraries %d of %d), %d changed on a live configuration\n",
 			c.Exercised, c.InScope, c.Percent, c.CELExercised, c.CELInScope, c.ChangedLive)
@@ -244,8 +244,8 @@ func runConformance(out io.Writer, o runOptions) (err error) {
 		return &exitError{code: exitFailed, err: fmt.Errorf("interrupted by %s: the run stopped early, the cluster was stopped and its files removed; what ran is in %s",
 			signalName(sig), filepath.Join(o.ReportDir, runLogName))}
 	}
-	if s.Failed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d spec case(s) failed (details in %s and %s)", s.Failed,
+	if s.Failed > 0 || s.Flaky > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%s (details in %s and %s)", notPassedText(s),
 			filepath.Join(o.ReportDir, runLogName), filepath.Join(o.ReportDir, htmlreport.FileName))}
 	}
 	if selected(res) == 0 {

@@ -149,6 +149,9 @@ func Verify(files map[string][]byte, opts Options) (o Outcome) {
 			return invalid(o, "%s: case %s/%s is passed but carries the journal the harness attaches to failed cases", results.FileName, s.Suite, s.Name)
 		}
 	}
+	if problem := checkRepetitions(res); problem != "" {
+		return invalid(o, "%s: %s", results.FileName, problem)
+	}
 	if problem := checkJUnit(files[junit.FileName], res); problem != "" {
 		return invalid(o, "%s", problem)
 	}
@@ -215,7 +218,7 @@ func readResults(data []byte) (results.Results, error) {
 	if err := strictJSON(data, &r); err != nil {
 		return r, err
 	}
-	if r.APIVersion != results.APIVersion || r.Kind != results.Kind {
+	if !results.KnownAPIVersion(r.APIVersion) || r.Kind != results.Kind {
 		return r, fmt.Errorf("it is %s/%s", r.APIVersion, r.Kind)
 	}
 	return r, nil
@@ -275,7 +278,11 @@ func checkJUnit(data []byte, res results.Results) string {
 }
 
 func summaryText(s results.Summary) string {
-	return fmt.Sprintf("(%d total, %d passed, %d failed, %d skipped, %d not supported)", s.Total, s.Passed, s.Failed, s.Skipped, s.NotSupported)
+	text := fmt.Sprintf("(%d total, %d passed, %d failed, %d skipped, %d not supported", s.Total, s.Passed, s.Failed, s.Skipped, s.NotSupported)
+	if s.Flaky > 0 {
+		text += fmt.Sprintf(", %d flaky", s.Flaky)
+	}
+	return text + ")"
 }
 
 func harnessName(h Harness) string {
@@ -300,6 +307,9 @@ func (o Outcome) Summary() string {
 	for i, p := range o.Report.Profiles {
 		s := p.Statistics
 		parts[i] = fmt.Sprintf("%s %s %d/%d passed", p.Name, p.Result, s.Passed, s.Total)
+		if s.Flaky > 0 {
+			parts[i] += fmt.Sprintf(", %d flaky", s.Flaky)
+		}
 	}
 	verdict := "conformant"
 	if o.Code != Conformant {

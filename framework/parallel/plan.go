@@ -46,7 +46,7 @@ func Units(plan []results.Spec, selected func(results.Spec) bool, previous *resu
 	took := map[string]time.Duration{}
 	if previous != nil {
 		for _, s := range previous.Specs {
-			if s.State == results.Passed || s.State == results.Failed {
+			if s.State == results.Passed || s.State == results.Failed || s.State == results.Flaky {
 				took[s.ShortName] += time.Duration(s.Duration * float64(time.Second))
 			}
 		}

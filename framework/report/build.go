@@ -73,6 +73,9 @@ func buildProfile(p spec.Profile, cases []results.Spec, supported map[string]boo
 		case results.NotSupported:
 			out.Statistics.NotSupported++
 			out.NotSupported = append(out.NotSupported, outcome(s))
+		case results.Flaky:
+			out.Statistics.Flaky++
+			out.Flaky = append(out.Flaky, outcome(s))
 		}
 	}
 	for f := range optional {
@@ -92,10 +95,11 @@ func buildProfile(p spec.Profile, cases []results.Spec, supported map[string]boo
 // (skipped or not supported) makes core partial, never success: every
 // conformant implementation must pass all of core. Extended and reference
 // cases are not-supported when their optional feature is neither declared
-// nor claimed, which is not a gap in what the implementation claims.
+// nor claimed, which is not a gap in what the implementation claims. A
+// flaky case failed at least once on this cluster: the profile fails.
 func profileResult(p spec.Profile, s Statistics) Result {
 	switch {
-	case s.Failed > 0:
+	case s.Failed > 0 || s.Flaky > 0:
 		return Failure
 	case s.Passed == 0:
 		return NotRun
@@ -131,5 +135,5 @@ func outcome(s results.Spec) Outcome {
 	if reason == "" {
 		reason = string(s.State) + " without a message"
 	}
-	return Outcome{Suite: s.Suite, ShortName: s.ShortName, Name: s.Name, Reason: reason, Location: s.Location}
+	return Outcome{Suite: s.Suite, ShortName: s.ShortName, Name: s.Name, Reason: reason, Location: s.Location, PassRate: s.PassRate}
 }

@@ -6,7 +6,11 @@
 // results.json, so every report can be rebuilt from the results.
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
 
 // APIVersion and Kind identify the format; a change that breaks readers
 // bumps the version.
@@ -25,7 +29,8 @@ const (
 	// Partial: nothing failed, but something that should have run did not
 	// (a skipped case; for the core profile also a not-supported one).
 	Partial Result = "partial"
-	// Failure: at least one case failed.
+	// Failure: at least one case failed, or was flaky (passed in some
+	// repetitions of --repeat and failed in others): never a pass.
 	Failure Result = "failure"
 	// NotRun: no case of the profile ran.
 	NotRun Result = "not-run"
@@ -89,6 +94,9 @@ type Profile struct {
 	Failed       []Outcome `json:"failed,omitempty"`
 	Skipped      []Outcome `json:"skipped,omitempty"`
 	NotSupported []Outcome `json:"notSupported,omitempty"`
+	// Flaky lists the cases that passed in some repetitions and failed in
+	// others (run --repeat), with their pass rate.
+	Flaky []Outcome `json:"flaky,omitempty"`
 }
 
 // Statistics counts a profile's spec cases by state.
@@ -98,6 +106,9 @@ type Statistics struct {
 	Failed       int `json:"failed"`
 	Skipped      int `json:"skipped"`
 	NotSupported int `json:"notSupported"`
+	// Flaky counts the flaky cases; absent when none (every run without
+	// --repeat).
+	Flaky int `json:"flaky,omitempty"`
 }
 
 // Outcome is a spec case that did not pass, and why.
@@ -109,6 +120,8 @@ type Outcome struct {
 	Reason string `json:"reason"`
 	// Location is where a failure was raised.
 	Location string `json:"location,omitempty"`
+	// PassRate is how often a repeated case passed (run --repeat).
+	PassRate *results.PassRate `json:"passRate,omitempty"`
 }
 
 // Measurement is one measured value of a case, with its bounds.

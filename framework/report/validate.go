@@ -58,14 +58,14 @@ func (p Profile) validate() error {
 		errs = append(errs, fmt.Errorf("profile %s: result %q is not one of %v", p.Name, p.Result, Results))
 	}
 	s := p.Statistics
-	if s.Passed+s.Failed+s.Skipped+s.NotSupported != s.Total {
+	if s.Passed+s.Failed+s.Skipped+s.NotSupported+s.Flaky != s.Total {
 		errs = append(errs, fmt.Errorf("profile %s: statistics do not add up to total %d", p.Name, s.Total))
 	}
 	for _, c := range []struct {
 		what  string
 		count int
 		list  []Outcome
-	}{{"failed", s.Failed, p.Failed}, {"skipped", s.Skipped, p.Skipped}, {"notSupported", s.NotSupported, p.NotSupported}} {
+	}{{"failed", s.Failed, p.Failed}, {"skipped", s.Skipped, p.Skipped}, {"notSupported", s.NotSupported, p.NotSupported}, {"flaky", s.Flaky, p.Flaky}} {
 		if c.count != len(c.list) {
 			errs = append(errs, fmt.Errorf("profile %s: statistics say %d %s but %d are listed", p.Name, c.count, c.what, len(c.list)))
 		}
@@ -77,6 +77,9 @@ func (p Profile) validate() error {
 	}
 	if s.Failed > 0 && p.Result != Failure {
 		errs = append(errs, fmt.Errorf("profile %s: %d failed but the result is %s", p.Name, s.Failed, p.Result))
+	}
+	if s.Flaky > 0 && p.Result != Failure {
+		errs = append(errs, fmt.Errorf("profile %s: %d flaky but the result is %s: a flaky case is never a pass", p.Name, s.Flaky, p.Result))
 	}
 	if p.Result == Success && (s.Skipped > 0 || (p.Name == string(spec.Core) && s.NotSupported > 0)) {
 		errs = append(errs, fmt.Errorf("profile %s: success with cases that did not run", p.Name))

@@ -24,7 +24,7 @@ const (
 type State string
 
 const (
-	Passed       State = "passed"
+	Passed       State = "passed" // Flaky is in repeat.go
 	Failed       State = "failed"
 	Skipped      State = "skipped"
 	NotSupported State = "not-supported"
@@ -75,6 +75,10 @@ type Spec struct {
 	// Fields is what the case did with the admission API's fields
 	// (framework/contract/fields): set, changed live, received, answered.
 	Fields *fields.Use `json:"fields,omitempty"`
+	// Repetitions is each run of the case under --repeat, in order (see
+	// repeat.go); PassRate counts them. Absent for a case that ran once.
+	Repetitions []Repetition `json:"repetitions,omitempty"`
+	PassRate    *PassRate    `json:"passRate,omitempty"`
 }
 
 // Cluster describes what the run ran against.
@@ -119,6 +123,9 @@ type Summary struct {
 	Failed       int `json:"failed"`
 	Skipped      int `json:"skipped"`
 	NotSupported int `json:"notSupported"`
+	// Flaky counts the cases that passed in some repetitions and failed in
+	// others (--repeat); absent when none did.
+	Flaky int `json:"flaky,omitempty"`
 }
 
 // Results is the content of results.json.
@@ -129,10 +136,13 @@ type Results struct {
 	Cluster        Cluster   `json:"cluster"`
 	Features       Features  `json:"features"`
 	Selection      Selection `json:"selection"`
-	StartedAt      time.Time `json:"startedAt"`
-	FinishedAt     time.Time `json:"finishedAt"`
-	Summary        Summary   `json:"summary"`
-	Specs          []Spec    `json:"specs"`
+	// Repeat is how the run repeated its cases (--repeat); absent when
+	// every case ran once.
+	Repeat     *Repeat   `json:"repeat,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Summary    Summary   `json:"summary"`
+	Specs      []Spec    `json:"specs"`
 	// Coverage is the field coverage of the admission API the cases
 	// recorded; absent when none recorded any (older harnesses, runs of
 	// node specs only).
@@ -163,13 +173,19 @@ func (r *Results) Summarize() {
 			s.Skipped++
 		case NotSupported:
 			s.NotSupported++
+		case Flaky:
+			s.Flaky++
 		}
 	}
 	r.Summary = s
 }
 
-// Write writes results.json into dir, creating dir.
+// Write writes results.json into dir, creating dir. The results of a run
+// with --repeat are written as APIVersionRepeated.
 func Write(dir string, r Results) (string, error) {
+	if r.Repeat != nil && r.APIVersion == APIVersion {
+		r.APIVersion = APIVersionRepeated
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -191,7 +207,7 @@ func Read(path string) (Results, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return r, fmt.Errorf("%s is not a results.json: %w", path, err)
 	}
-	if r.APIVersion != APIVersion || r.Kind != Kind {
+	if !KnownAPIVersion(r.APIVersion) || r.Kind != Kind {
 		return r, fmt.Errorf("%s is %s/%s, want %s/%s", path, r.APIVersion, r.Kind, APIVersion, Kind)
 	}
 	return r, nil

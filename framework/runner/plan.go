@@ -29,7 +29,7 @@ func Plan(t ginkgo.GinkgoTestingT, sel Selection) []results.Spec {
 	saved := formatter.ColorableStdOut
 	formatter.ColorableStdOut = io.Discard
 	defer func() { formatter.ColorableStdOut = saved }()
-	ginkgo.RunSpecs(t, "admission-conformance", suiteConfig, reporterConfig)
+	ginkgo.RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
 	return results.FromGinkgo(final)
 }
 

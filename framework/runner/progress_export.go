@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -20,6 +21,20 @@ func NewProgress(plain, live io.Writer, width func() int) *Progress {
 
 // Begin starts the report of total cases.
 func (p *Progress) Begin(total int) { p.p.begin(total) }
+
+// Grow adds n cases to the total: repetitions decided once the run is
+// under way (run --repeat-only-measured).
+func (p *Progress) Grow(n int) {
+	p.p.mu.Lock()
+	defer p.p.mu.Unlock()
+	p.p.total += n
+}
+
+// DoneRepetition prints the line of one finished repetition of a case
+// (run --repeat): the case's line, naming the repetition.
+func (p *Progress) DoneRepetition(s results.Spec, index, count int) {
+	p.p.doneCase(s, CaseName(s)+fmt.Sprintf(" [repetition %d/%d]", index, count))
+}
 
 // Running notes that what is called name (a spec, for a worker) runs now.
 func (p *Progress) Running(name string) { p.p.startedName(name) }

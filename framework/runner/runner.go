@@ -19,6 +19,11 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
+// SuiteDescription is what Run and Plan name the Ginkgo suite. Ginkgo
+// matches focus and skip expressions against it and a case's full name,
+// joined by a space.
+const SuiteDescription = "admission-conformance"
+
 // Selection says which specs run.
 type Selection struct {
 	Suites   []string
@@ -122,7 +127,7 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 		formatter.ColorableStdOut = w
 		defer func() { formatter.ColorableStdOut = saved }()
 	}
-	ginkgo.RunSpecs(t, "admission-conformance", suiteConfig, reporterConfig)
+	ginkgo.RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
 	progress.end()
 
 	out.FinishedAt = time.Now().UTC()

@@ -14,12 +14,14 @@
 // makes Pause(<point>) sleep for PauseFor, so a test can signal or kill the
 // run at a moment that otherwise passes too fast to catch. The points are
 // the constants below; unset (as always outside those tests), Panic and
-// Pause do nothing.
+// Pause do nothing. Fault (below) injects a misbehaviour of the fake
+// webhooks the same way.
 package testhook
 
 import (
 	"context"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -91,4 +93,34 @@ func PauseContext(ctx context.Context, point string) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// Faults a test injects into what the harness itself serves, to see how a
+// run reports a misbehaving implementation. FaultEnv names the fault;
+// RepetitionEnv is set by a run with --repeat in the environment of each
+// worker process it starts: the repetition (1-based) that worker runs.
+const (
+	FaultEnv      = "ADMISSION_CONFORMANCE_INJECT_FAULT"
+	RepetitionEnv = "ADMISSION_CONFORMANCE_REPETITION"
+)
+
+// WebhookErrorsOnEvenRepetitions makes every fake webhook that should
+// allow or patch answer HTTP 500 instead during the even repetitions of a
+// run with --repeat, and behave during the odd ones: an intermittent fault
+// whose cases are flaky with a pass rate the test knows (2 of 4 with
+// --repeat 4). Denials, which the harness's readiness markers are, stay as
+// they are, so set-up still sees its webhooks ready.
+const WebhookErrorsOnEvenRepetitions = "webhook-errors-on-even-repetitions"
+
+// Fault reports whether FaultEnv names fault and it applies now: for
+// WebhookErrorsOnEvenRepetitions, in a worker running an even repetition.
+func Fault(fault string) bool {
+	if os.Getenv(FaultEnv) != fault {
+		return false
+	}
+	if fault == WebhookErrorsOnEvenRepetitions {
+		rep, err := strconv.Atoi(os.Getenv(RepetitionEnv))
+		return err == nil && rep%2 == 0
+	}
+	return true
 }

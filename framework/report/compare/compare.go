@@ -39,10 +39,14 @@ func DefaultThresholds() Thresholds {
 // StateChange is a case whose state differs. An empty state means the case
 // is absent from that run.
 type StateChange struct {
-	Case       string        `json:"case"`
-	Old        results.State `json:"old,omitempty"`
-	New        results.State `json:"new,omitempty"`
-	Regression bool          `json:"regression"`
+	Case string        `json:"case"`
+	Old  results.State `json:"old,omitempty"`
+	New  results.State `json:"new,omitempty"`
+	// OldPassRate and NewPassRate are the pass rates of a repeated case
+	// (run --repeat), when that run has one.
+	OldPassRate *results.PassRate `json:"oldPassRate,omitempty"`
+	NewPassRate *results.PassRate `json:"newPassRate,omitempty"`
+	Regression  bool              `json:"regression"`
 }
 
 // MeasurementChange is a measurement that moved beyond the thresholds or
@@ -102,13 +106,13 @@ func Compare(old, cur results.Results, th Thresholds) Diff {
 		var change StateChange
 		change.Case = key
 		if inOld {
-			change.Old = o.State
+			change.Old, change.OldPassRate = o.State, o.PassRate
 		}
 		if inCur {
-			change.New = c.State
+			change.New, change.NewPassRate = c.State, c.PassRate
 		}
 		if change.Old != change.New {
-			change.Regression = (change.Old == results.Passed) || (change.New == results.Failed)
+			change.Regression = stateRegressed(change.Old, change.New)
 			d.States = append(d.States, change)
 		}
 		if inOld && inCur {
@@ -116,6 +120,13 @@ func Compare(old, cur results.Results, th Thresholds) Diff {
 		}
 	}
 	return d
+}
+
+// stateRegressed: a case stopped passing (passed -> anything, flaky
+// included), or started failing (anything -> failed), or became flaky from
+// anything but failed (flaky is never a pass; failed -> flaky improved).
+func stateRegressed(old, cur results.State) bool {
+	return old == results.Passed || cur == results.Failed || (cur == results.Flaky && old != results.Failed)
 }
 
 func (d *Diff) compareMeasurements(caseKey string, old, cur []results.Measurement) {

@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"io"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
 // WriteText prints the diff for people: regressions first in each section.
@@ -20,7 +22,7 @@ func (d Diff) WriteText(w io.Writer) {
 	for _, regression := range []bool{true, false} {
 		for _, s := range d.States {
 			if s.Regression == regression {
-				fmt.Fprintf(w, "  %s %s: %s -> %s\n", mark(s.Regression), s.Case, orAbsent(string(s.Old)), orAbsent(string(s.New)))
+				fmt.Fprintf(w, "  %s %s: %s -> %s\n", mark(s.Regression), s.Case, stateText(s.Old, s.OldPassRate), stateText(s.New, s.NewPassRate))
 			}
 		}
 	}
@@ -45,6 +47,14 @@ func occurrence(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(" #%d", n)
+}
+
+// stateText is a state, with the pass rate of a repeated case.
+func stateText(s results.State, rate *results.PassRate) string {
+	if rate == nil || s == "" {
+		return orAbsent(string(s))
+	}
+	return fmt.Sprintf("%s (passed %s)", s, rate)
 }
 
 func orAbsent(s string) string {

@@ -49,6 +49,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join": strings.Join,
 	"few":  few,
 	"ms":   formatValue,
+	"pct":  func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
 }).Parse(pageTemplate))
 
 // view is the page's data.
@@ -62,6 +63,10 @@ type view struct {
 	Trends   []Trend
 	Kept     int
 	Cases    []results.Spec
+	// Repeated and Spreads show a run with --repeat (repeat.go).
+	Repeated []repeated
+	Spreads  []Spread
+	AnyFlaky bool
 }
 
 type failure struct {
@@ -83,8 +88,12 @@ func Render(w io.Writer, in Input) error {
 	if !in.Results.FinishedAt.IsZero() {
 		v.Duration = in.Results.FinishedAt.Sub(in.Results.StartedAt).Round(time.Second).String()
 	}
+	v.Repeated, v.Spreads = repeatedCases(v.Cases), spreads(v.Cases)
+	for _, p := range v.R.Profiles {
+		v.AnyFlaky = v.AnyFlaky || p.Statistics.Flaky > 0
+	}
 	for _, s := range v.Cases {
-		if s.State != results.Failed {
+		if s.State != results.Failed && s.State != results.Flaky {
 			continue
 		}
 		f := failure{Spec: s}
@@ -123,7 +132,7 @@ func Write(dir string, in Input) (string, error) {
 // ordered puts failures first, then the rest by state, then in suite order
 // and by name.
 func ordered(specs []results.Spec) []results.Spec {
-	rank := map[results.State]int{results.Failed: 0, results.Skipped: 1, results.NotSupported: 2, results.Passed: 3}
+	rank := map[results.State]int{results.Failed: 0, results.Flaky: 0, results.Skipped: 1, results.NotSupported: 2, results.Passed: 3}
 	suite := map[string]int{}
 	for i, s := range spec.Suites {
 		suite[s] = i + 1 // harness-level entries (suite "harness") first

@@ -1,11 +1,14 @@
 // Package junit writes results as JUnit XML (junit.xml), the format CI
 // systems read: one testsuite per suite, one testcase per spec case, with
 // failures carrying their message and not-supported cases reported as
-// skipped with the reason (never as passed).
+// skipped with the reason (never as passed). A flaky case (run --repeat:
+// passed in some repetitions, failed in others) is a failure of type
+// "flaky" with its pass rate and every repetition's outcome.
 package junit
 
 import (
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,7 +116,11 @@ func testCase(s results.Spec) TestCase {
 		Time:      s.Duration,
 		Status:    string(s.State),
 	}
-	for _, p := range []Property{{"profile", s.Profile}, {"features", strings.Join(s.Features, ",")}, {"seed", s.Seed}} {
+	passRate := ""
+	if s.PassRate != nil {
+		passRate = s.PassRate.String()
+	}
+	for _, p := range []Property{{"profile", s.Profile}, {"features", strings.Join(s.Features, ",")}, {"seed", s.Seed}, {"passRate", passRate}} {
 		if p.Value != "" {
 			c.Properties = append(c.Properties, p)
 		}
@@ -130,10 +137,30 @@ func testCase(s results.Spec) TestCase {
 		if s.Journal != nil {
 			text += "\n\n" + s.Journal.Text()
 		}
-		c.Failure = &Message{Message: firstLine(s.Message), Type: "failed", Text: text}
+		if len(s.Repetitions) > 0 {
+			text += "\n\n" + repetitionsText(s.Repetitions)
+		}
+		kind := "failed"
+		if s.State == results.Flaky {
+			kind = string(results.Flaky)
+		}
+		c.Failure = &Message{Message: firstLine(s.Message), Type: kind, Text: text}
 	}
 	c.SystemOut = measurementsText(s.Measurements)
 	return c
+}
+
+// repetitionsText is one line per repetition: its state and, for one
+// that did not pass, its message's first line.
+func repetitionsText(reps []results.Repetition) string {
+	lines := make([]string, len(reps))
+	for i, r := range reps {
+		lines[i] = fmt.Sprintf("repetition %d: %s (%.1fs)", r.Index, r.State, r.Duration)
+		if r.State != results.Passed && r.Message != "" {
+			lines[i] += ": " + firstLine(r.Message)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func measurementsText(ms []results.Measurement) string {
