@@ -27,7 +27,8 @@ var staticInvalidReload = spec.Spec{
 	Suite:     "webhooks",
 	Description: "A static manifest that fails validation (a service clientConfig, a paramKind, a name without the " +
 		".static.k8s.io suffix, a binding to a missing policy) leaves the previous set enforced on every replica, counts a " +
-		"failed reload, and the last-config hash stays the hash of the last good files.",
+		"failed reload at the time it failed while the time of the last successful reload stays that of the good files, and " +
+		"the last-config hash stays the hash of the last good files.",
 	Features: []features.Name{features.StaticAdmissionManifests, features.APIServerMetrics},
 	Profile:  spec.Extended,
 	Seed:     staticSeed,
@@ -38,6 +39,7 @@ var staticInvalidReload = spec.Spec{
 const (
 	reloadsMetric    = "apiserver_manifest_admission_config_controller_automatic_reloads_total"
 	lastConfigMetric = "apiserver_manifest_admission_config_controller_last_config_info"
+	lastReloadMetric = "apiserver_manifest_admission_config_controller_automatic_reload_last_timestamp_seconds"
 )
 
 // invalidCase is a file that fails one of the loader's checks.
@@ -93,6 +95,34 @@ func failedReloads(ctx context.Context, f *harness.Framework, plugin cluster.Sta
 	return out, nil
 }
 
+// lastReloads reads the time of the last reload of plugin with status
+// (success or failure) per apiserver (the apiserver_id_hash label).
+func lastReloads(ctx context.Context, f *harness.Framework, plugin cluster.StaticPlugin, status string) (map[string]time.Time, error) {
+	samples, err := metrics.Series(ctx, cluster.MetricsConfigs(f.Env.Cluster), lastReloadMetric,
+		map[string]string{"plugin": string(plugin), "status": status})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]time.Time{}
+	for _, s := range samples {
+		out[s.Labels["apiserver_id_hash"]] = time.Unix(0, int64(s.Value*float64(time.Second)))
+	}
+	return out, nil
+}
+
+// expectReloadedBetween asserts every apiserver's time in at lies between
+// from and to (the harness and the apiservers share this host's clock:
+// static manifests need the apiservers' files), within the timing slack.
+func expectReloadedBetween(f *harness.Framework, at map[string]time.Time, status string, from, to time.Time) {
+	slack := f.Bounds.TimingSlack.Duration
+	for id, t := range at {
+		gomega.ExpectWithOffset(1, t).To(gomega.BeTemporally(">=", from.Add(-slack)),
+			"apiserver %s: %s{status=%s} is %s, before the files it reports were written (%s, slack %s)", id, lastReloadMetric, status, t, from, slack)
+		gomega.ExpectWithOffset(1, t).To(gomega.BeTemporally("<=", to.Add(slack)),
+			"apiserver %s: %s{status=%s} is %s, after it was read (%s, slack %s)", id, lastReloadMetric, status, t, to, slack)
+	}
+}
+
 var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 	for _, c := range invalidCases {
 		ginkgo.It(c.name+" leaves the previous set enforced and counts a failed reload", func(ctx ginkgo.SpecContext) {
@@ -111,14 +141,20 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 						ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: good}}}},
 				}}
 			}
+			goodWritten := time.Now()
 			writeStatic(f, c.plugin, "good", goodObjs...)
 			awaitStatic(ctx, f, deniedProbe(f, good, message))
+			goodLoaded, err := lastReloads(ctx, f, c.plugin, "success")
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			expectReloadedBetween(f, goodLoaded, "success", goodWritten, time.Now())
 			goodHash, err := staticmanifest.Hash(dirs[0][c.plugin])
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			before, err := failedReloads(ctx, f, c.plugin)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(before).NotTo(gomega.BeEmpty(), "%s must report reloads of %s", reloadsMetric, c.plugin)
+			gomega.Expect(goodLoaded).To(gomega.HaveLen(len(before)), "%s{status=success} must report the good files' reload on every apiserver", lastReloadMetric)
 
+			badWritten := time.Now()
 			writeStatic(f, c.plugin, "bad", c.objs(f)...)
 			gomega.Eventually(ctx, func(ctx context.Context) (map[string]float64, error) {
 				after, err := failedReloads(ctx, f, c.plugin)
@@ -132,6 +168,13 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 			}).WithTimeout(f.Bounds.StaticManifestReload.Duration).WithPolling(f.Bounds.PollInterval.Duration).
 				Should(gomega.And(gomega.HaveLen(len(before)), gomega.HaveEach(gomega.BeNumerically(">=", 1))),
 					"every apiserver must count a failed reload of %s (%s{status=failure})", c.plugin, reloadsMetric)
+			failedAt, err := lastReloads(ctx, f, c.plugin, "failure")
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(failedAt).To(gomega.HaveLen(len(before)), "%s{status=failure} must report the failed reload on every apiserver", lastReloadMetric)
+			expectReloadedBetween(f, failedAt, "failure", badWritten, time.Now())
+			stillLoaded, err := lastReloads(ctx, f, c.plugin, "success")
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(stillLoaded).To(gomega.Equal(goodLoaded), "a failed reload must leave %s{status=success} at the good files' reload", lastReloadMetric)
 
 			_, err = enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, 0, f.Bounds.PollInterval.Duration, deniedProbe(f, good, message))
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the previous set must stay enforced on every replica after a failed reload")

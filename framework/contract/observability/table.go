@@ -65,15 +65,14 @@ var Table = map[string]Decision{
 	"metric apiserver_admission_step_admission_duration_seconds": c(admissionSteps),
 	"metric apiserver_admission_step_admission_duration_seconds_summary": c(admissionSteps).WithGap(
 		"a lower bound only: a summary has no buckets to set the case's slow steps apart from every other request's, so its count and sum are asserted to grow by at least the case's"),
-	"metric apiserver_admission_webhook_admission_duration_seconds": c(webhookCalls),
-	"metric apiserver_admission_webhook_fail_open_count":            c(failOpenObservable, webhookCalls),
-	"metric apiserver_admission_webhook_rejection_count":            c(webhookRejections),
-	"metric apiserver_admission_webhook_request_total":              c(webhookCalls),
-	"metric apiserver_manifest_admission_config_controller_automatic_reload_last_timestamp_seconds": Decision{
-		Gap: "no spec reads the time of the last reload yet; StaticInvalidReloadKeepsPrevious reads the reload count and the last good hash"},
-	"metric apiserver_manifest_admission_config_controller_automatic_reloads_total": c(staticReload),
-	"metric apiserver_manifest_admission_config_controller_last_config_info":        c(staticReload),
-	"metric apiserver_mutating_admission_policy_check_duration_seconds":             c(mutatingChecks),
+	"metric apiserver_admission_webhook_admission_duration_seconds":                                 c(webhookCalls),
+	"metric apiserver_admission_webhook_fail_open_count":                                            c(failOpenObservable, webhookCalls),
+	"metric apiserver_admission_webhook_rejection_count":                                            c(webhookRejections),
+	"metric apiserver_admission_webhook_request_total":                                              c(webhookCalls),
+	"metric apiserver_manifest_admission_config_controller_automatic_reload_last_timestamp_seconds": c(staticReload),
+	"metric apiserver_manifest_admission_config_controller_automatic_reloads_total":                 c(staticReload),
+	"metric apiserver_manifest_admission_config_controller_last_config_info":                        c(staticReload),
+	"metric apiserver_mutating_admission_policy_check_duration_seconds":                             c(mutatingChecks),
 	"metric apiserver_mutating_admission_policy_check_total": c(mutatingChecks).WithGap(
 		"compile_error and out_of_budget are not exercised: a stored policy that does not compile cannot be created, and no case spends a mutation's cost budget"),
 	"metric apiserver_validating_admission_policy_check_duration_seconds": c(policyChecks),
