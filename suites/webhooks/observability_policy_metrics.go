@@ -20,7 +20,8 @@ var policyCheckMetrics = spec.Spec{
 	Suite:     "webhooks",
 	Description: "A ValidatingAdmissionPolicy counts in apiserver_validating_admission_policy_check_total, with one sample of " +
 		"check_duration_seconds each, one check per failed validation per validationAction of the binding (deny, warn, " +
-		"audit) and one per validation that fails to evaluate (allow under failurePolicy Ignore, deny under Fail, error_type invalid_error).",
+		"audit), one per validation that fails to evaluate (allow under failurePolicy Ignore, deny under Fail, error_type " +
+		"invalid_error) and one per request whose validations together ran out of the binding's cost budget (error_type out_of_budget).",
 	Features: []features.Name{features.ValidatingAdmissionPolicy, features.APIServerMetrics},
 	Profile:  spec.Extended,
 	Seed:     "KEP-3488 CEL admission control (metrics); k8s.io/apiserver v0.37.2 plugin/policy/validating/metrics",
@@ -114,7 +115,39 @@ var _ = harness.Describe(policyCheckMetrics, func(f *harness.Framework) {
 			}
 		}
 	})
+
+	ginkgo.It("validations together over the binding's cost budget: one check per request, error_type out_of_budget, allow under Ignore, deny under Fail", func(ctx ginkgo.SpecContext) {
+		for suffix, fp := range map[string]admissionregistrationv1.FailurePolicyType{"ignore": admissionregistrationv1.Ignore, "fail": admissionregistrationv1.Fail} {
+			gomega.Expect(vapAndBinding(ctx, f, suffix, admissionregistrationv1.ValidatingAdmissionPolicySpec{FailurePolicy: ptr.To(fp), Validations: overBudget()},
+				admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
+		}
+		gomega.Expect(awaitVAPs(ctx, f)).To(gomega.Succeed())
+		before := mustScrapeMetrics(ctx, f, read...)
+		for i := range 2 {
+			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, itemsConfigMap(f, fmt.Sprintf("mid-%d", i), midItems, "good"), metav1.CreateOptions{})
+			expectPolicyDenial(err, 422, metav1.StatusReasonInvalid, vapDenied(f, "fail", budgetExceeded))
+		}
+		after := mustScrapeMetrics(ctx, f, read...)
+		for suffix, action := range map[string]string{"ignore": "allow", "fail": "deny"} {
+			name := policyName(f, suffix)
+			for _, metric := range []string{vapChecks, vapCheckDuration} {
+				expectMoved(before, after, metric, lbl("policy", name),
+					deltas{}.add(2, lbl("policy", name, "policy_binding", name, "error_type", "out_of_budget", "enforcement_action", action)),
+					"one check per request whose validations ran out of the binding's budget, none per validation")
+			}
+		}
+	})
 })
+
+// overBudget is 13 validations of 797,582 each on a midItems object: over a
+// binding's 10,000,000 runtime budget (cel_errors_and_budget.go).
+func overBudget() []admissionregistrationv1.Validation {
+	validations := make([]admissionregistrationv1.Validation, 13)
+	for i := range validations {
+		validations[i] = admissionregistrationv1.Validation{Expression: heavy, Message: fmt.Sprintf("heavy %d is false", i)}
+	}
+	return validations
+}
 
 var _ = harness.Describe(mutatingPolicyCheckMetrics, func(f *harness.Framework) {
 	ginkgo.It("one check per mutation: no_error when applied, invalid_error when it fails to evaluate", func(ctx ginkgo.SpecContext) {
