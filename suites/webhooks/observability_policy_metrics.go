@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -31,7 +32,9 @@ var mutatingPolicyCheckMetrics = spec.Spec{
 	ShortName: "MutatingPolicyCheckMetrics",
 	Suite:     "webhooks",
 	Description: "A MutatingAdmissionPolicy counts in apiserver_mutating_admission_policy_check_total, with one sample of " +
-		"check_duration_seconds each, one check per mutation applied (no_error) and one per mutation that fails to evaluate (invalid_error).",
+		"check_duration_seconds each, one check per mutation applied (no_error), one per mutation that fails to evaluate " +
+		"(invalid_error) and one per mutation whose variables together run out of the policy's cost budget (out_of_budget; " +
+		"failurePolicy Fail denies naming the budget).",
 	Features: []features.Name{features.MutatingAdmissionPolicy, features.APIServerMetrics},
 	Profile:  spec.Extended,
 	Seed:     "KEP-3962 mutating admission policies (metrics); k8s.io/apiserver v0.37.2 plugin/policy/mutating/metrics",
@@ -192,6 +195,36 @@ var _ = harness.Describe(mutatingPolicyCheckMetrics, func(f *harness.Framework) 
 				add(2, lbl("policy", erroring, "policy_binding", erroring, "error_type", "invalid_error")).
 				add(2, lbl("policy", erroring, "policy_binding", erroring, "error_type", "no_error")),
 				"per request, the mutation that failed to evaluate and the one after it, applied")
+		}
+	})
+
+	ginkgo.It("a mutation whose variables together run out of the policy's cost budget: error_type out_of_budget", func(ctx ginkgo.SpecContext) {
+		variables := make([]admissionregistrationv1.Variable, 13)
+		refs := make([]string, len(variables))
+		for i := range variables {
+			variables[i] = admissionregistrationv1.Variable{Name: fmt.Sprintf("v%d", i), Expression: heavy}
+			refs[i] = fmt.Sprintf("variables.v%d", i)
+		}
+		for suffix, fp := range map[string]admissionregistrationv1.FailurePolicyType{"ignore": admissionregistrationv1.Ignore, "fail": admissionregistrationv1.Fail} {
+			gomega.Expect(mapAndBinding(ctx, f, suffix, mutatingpolicy.MutatingAdmissionPolicySpec{
+				FailurePolicy: ptr.To(fp), Variables: variables,
+				Mutations: []mutatingpolicy.Mutation{applyConfiguration(`Object{data: {"heavy": string(` + strings.Join(refs, " && ") + `)}}`)},
+			}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		}
+		gomega.Expect(awaitMAPs(ctx, f, false)).To(gomega.Succeed())
+		read := []string{mapChecks, mapCheckDuration}
+		before := mustScrapeMetrics(ctx, f, read...)
+		for i := range 2 {
+			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, itemsConfigMap(f, fmt.Sprintf("mid-%d", i), midItems, "good"), metav1.CreateOptions{})
+			gomega.Expect(err).To(gomega.MatchError(gomega.ContainSubstring(budgetExceeded)),
+				"the policy under failurePolicy Fail denies the request with the budget error")
+		}
+		after := mustScrapeMetrics(ctx, f, read...)
+		for _, suffix := range []string{"ignore", "fail"} {
+			name := policyName(f, suffix)
+			expectMoved(before, after, mapChecks, lbl("policy", name),
+				deltas{}.add(2, lbl("policy", name, "policy_binding", name, "error_type", "out_of_budget")),
+				"one check per request whose mutation ran out of the policy's budget")
 		}
 	})
 })

@@ -23,6 +23,17 @@ const probeSeen = "admission-conformance.io/policy-probe-seen"
 // name, and waits until it is enforced (see awaitMAPs).
 func mapWith(ctx context.Context, f *harness.Framework, suffix string, spec mutatingpolicy.MutatingAdmissionPolicySpec,
 	binding mutatingpolicy.MutatingAdmissionPolicyBindingSpec) error {
+	if err := mapAndBinding(ctx, f, suffix, spec, binding); err != nil {
+		return err
+	}
+	return awaitMAPs(ctx, f, binding.ParamRef != nil && spec.ParamKind != nil && spec.ParamKind.Kind == "ServiceAccount")
+}
+
+// mapAndBinding creates a policy named suffix with spec and one binding of
+// the same name, without waiting: a case making several policies waits once
+// (awaitMAPs).
+func mapAndBinding(ctx context.Context, f *harness.Framework, suffix string, spec mutatingpolicy.MutatingAdmissionPolicySpec,
+	binding mutatingpolicy.MutatingAdmissionPolicyBindingSpec) error {
 	name := policyName(f, suffix)
 	if err := createMAP(ctx, f, name, spec); err != nil {
 		return err
@@ -35,7 +46,7 @@ func mapWith(ctx context.Context, f *harness.Framework, suffix string, spec muta
 		return fmt.Errorf("create MutatingAdmissionPolicyBinding %s: %w", name, err)
 	}
 	ginkgo.DeferCleanup(ignoreNotFound, api.Delete, name)
-	return awaitMAPs(ctx, f, binding.ParamRef != nil && spec.ParamKind != nil && spec.ParamKind.Kind == "ServiceAccount")
+	return nil
 }
 
 func createMAP(ctx context.Context, f *harness.Framework, name string, spec mutatingpolicy.MutatingAdmissionPolicySpec) error {
