@@ -163,7 +163,7 @@ var statusFields = map[string]Decision{
 	"code":                        c("answer.denial.status", "answer.denial.fallbacks"),
 	"message":                     c("answer.denial.status", "answer.denial.fallbacks"),
 	"reason":                      c("answer.denial.status", "answer.denial.fallbacks"),
-	"status":                      outOfScope("the apiserver rebuilds the denial's status field as Failure whatever the webhook wrote; nothing reaches the client from it"),
+	"status":                      c("answer.denial.fallbacks"),
 	"details.causes[].field":      c("answer.denial.status"),
 	"details.causes[].message":    c("answer.denial.status"),
 	"details.causes[].reason":     c("answer.denial.status"),
