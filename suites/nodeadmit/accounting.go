@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -88,7 +88,7 @@ func shortResource(name corev1.ResourceName) string {
 var _ = describe(releasesRequests, func(f *harness.Framework) {
 	ginkgo.It("does not count the requests of the pods it rejected", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		rest := readTheRest(ctx, f, node)
 		used := map[corev1.ResourceName]int64{}
 		for _, name := range rest.names {
@@ -114,7 +114,7 @@ var _ = describe(releasesRequests, func(f *harness.Framework) {
 
 	ginkgo.It("releases the requests of a pod that has finished (run past its activeDeadlineSeconds)", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		rest := readTheRest(ctx, f, node)
 		d := expectAdmitted(ctx, f, rest.everything(f, "finishing"))
 		rest.expectNothingLeft(ctx, f, "while-running")
@@ -130,7 +130,7 @@ var _ = describe(releasesRequests, func(f *harness.Framework) {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		var finished *corev1.Pod
 		gomega.Eventually(ctx, func(ctx context.Context) error {
-			cur, err := nodeadmit.Current(ctx, f, d.Pod)
+			cur, err := nodedecision.Current(ctx, f, d.Pod)
 			if err != nil {
 				return err
 			}
@@ -151,7 +151,7 @@ var _ = describe(releasesRequests, func(f *harness.Framework) {
 
 	ginkgo.It("releases the requests of a pod deleted gracefully once it has left the API", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		rest := readTheRest(ctx, f, node)
 		d := expectAdmitted(ctx, f, rest.everything(f, "deleted"))
 		rest.expectNothingLeft(ctx, f, "while-running")
@@ -165,7 +165,7 @@ var _ = describe(releasesRequests, func(f *harness.Framework) {
 
 	ginkgo.It("releases the requests of a pod deleted with grace period 0", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		rest := readTheRest(ctx, f, node)
 		d := expectAdmitted(ctx, f, rest.everything(f, "deleted"))
 		rest.expectNothingLeft(ctx, f, "while-running")
@@ -184,7 +184,7 @@ func expectDeleted(ctx context.Context, f *harness.Framework, pod *corev1.Pod, g
 		Preconditions: &metav1.Preconditions{UID: &pod.UID}})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Eventually(ctx, func(ctx context.Context) error {
-		cur, err := nodeadmit.Current(ctx, f, pod)
+		cur, err := nodedecision.Current(ctx, f, pod)
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil
@@ -207,7 +207,7 @@ func expectAdmittedOnceReleased(ctx context.Context, f *harness.Framework, rest 
 	var last string
 	gomega.Eventually(ctx, func(ctx context.Context) error {
 		attempt++
-		d, err := nodeadmit.Decide(ctx, f, rest.everything(f, fmt.Sprintf("%s-%d", prefix, attempt)))
+		d, err := nodedecision.Decide(ctx, f, rest.everything(f, fmt.Sprintf("%s-%d", prefix, attempt)))
 		if err != nil {
 			return err
 		}

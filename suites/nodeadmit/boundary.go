@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
@@ -42,22 +42,22 @@ func outOf(name corev1.ResourceName) string { return "OutOf" + string(name) }
 // insufficient is the kubelet's message (after "Pod was rejected: ") for a
 // pod asking requested of name when the node's pods hold used of its
 // capacity (predicate.go InsufficientResourceError: the numbers are in the
-// unit nodeadmit.Amount gives).
+// unit nodedecision.Amount gives).
 func insufficient(name corev1.ResourceName, requested, used, capacity int64) string {
 	return fmt.Sprintf("Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d", name, requested, used, capacity)
 }
 
 // asking is a subject pod whose one container requests the given amounts
-// (in nodeadmit.Amount's units); extended resources are limits too, as the
+// (in nodedecision.Amount's units); extended resources are limits too, as the
 // API requires.
 func asking(f *harness.Framework, node, name string, amounts map[corev1.ResourceName]int64) *corev1.Pod {
 	pod := subject(f, node, name)
 	requests := corev1.ResourceList{}
 	limits := corev1.ResourceList{}
 	for res, n := range amounts {
-		requests[res] = nodeadmit.Quantity(res, n)
+		requests[res] = nodedecision.Quantity(res, n)
 		if isExtended(res) {
-			limits[res] = nodeadmit.Quantity(res, n)
+			limits[res] = nodedecision.Quantity(res, n)
 		}
 	}
 	pod.Spec.Containers[0].Resources.Requests = requests
@@ -77,7 +77,7 @@ func isExtended(name corev1.ResourceName) bool {
 
 // expectAdmitted creates pod and expects its node to run it.
 func expectAdmitted(ctx context.Context, f *harness.Framework, pod *corev1.Pod) nodes.Decision {
-	d, err := nodeadmit.Decide(ctx, f, pod)
+	d, err := nodedecision.Decide(ctx, f, pod)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(d.Admitted).To(gomega.BeTrue(), "node %s rejected pod %s asking %v (%s: %s)",
 		pod.Spec.NodeName, pod.Name, pod.Spec.Containers[0].Resources.Requests, d.Pod.Status.Reason, d.Pod.Status.Message)
@@ -88,15 +88,15 @@ func expectAdmitted(ctx context.Context, f *harness.Framework, pod *corev1.Pod) 
 // expectRejectedAs creates pod and expects its node to reject it with
 // want (expectRejected's checks).
 func expectRejectedAs(ctx context.Context, f *harness.Framework, pod *corev1.Pod, want rejection) {
-	d, err := nodeadmit.Decide(ctx, f, pod)
+	d, err := nodedecision.Decide(ctx, f, pod)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	expectRejected(ctx, f, d, want)
 }
 
 // placedOn reads what node's pods hold and records the numbers of the
 // resources the case uses.
-func placedOn(ctx context.Context, f *harness.Framework, node string, names ...corev1.ResourceName) *nodeadmit.Placed {
-	placed, err := nodeadmit.PlacedOn(ctx, f, node)
+func placedOn(ctx context.Context, f *harness.Framework, node string, names ...corev1.ResourceName) *nodedecision.Placed {
+	placed, err := nodedecision.PlacedOn(ctx, f, node)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	for _, name := range names {
 		unit := "units"
@@ -134,7 +134,7 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 		ginkgo.It(fmt.Sprintf("rejects one %s more than is left with Reason %s, admits exactly what is left, then rejects one %s more",
 			unitName(r.name), outOf(r.name), unitName(r.name)), func(ctx ginkgo.SpecContext) {
 			node := builtInNode(f)
-			expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+			expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 			placed := placedOn(ctx, f, node, r.name)
 			if _, ok := placed.Node.Status.Allocatable[r.name]; !ok && isExtended(r.name) {
 				ginkgo.Skip(notSupported(fmt.Sprintf("node %s advertises no %s", node, r.name)))
@@ -157,7 +157,7 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 
 	ginkgo.It("counts a pod's CPU as its largest init container, plus the sidecars started before it, plus its overhead, at the boundary", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		placed := placedOn(ctx, f, node, corev1.ResourceCPU)
 		capacity, used, left := placed.Allocatable(corev1.ResourceCPU), placed.Used(corev1.ResourceCPU), placed.Remaining(corev1.ResourceCPU)
 		const overhead, sidecar, app = 100, 100, 200 // millicores
@@ -178,10 +178,10 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 			pod.Spec.RuntimeClassName = &rc.Name
 			pod.Spec.Overhead = rc.Overhead.PodFixed.DeepCopy()
 			pod.Spec.InitContainers = []corev1.Container{
-				{Name: "sidecar", Image: nodeadmit.Image, RestartPolicy: ptrTo(corev1.ContainerRestartPolicyAlways),
-					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: nodeadmit.Quantity(corev1.ResourceCPU, sidecar)}}},
-				{Name: "init", Image: nodeadmit.Image,
-					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: nodeadmit.Quantity(corev1.ResourceCPU, init)}}},
+				{Name: "sidecar", Image: nodedecision.Image, RestartPolicy: ptrTo(corev1.ContainerRestartPolicyAlways),
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: nodedecision.Quantity(corev1.ResourceCPU, sidecar)}}},
+				{Name: "init", Image: nodedecision.Image,
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: nodedecision.Quantity(corev1.ResourceCPU, init)}}},
 			}
 			return pod
 		}
@@ -192,10 +192,10 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 		// A regular init container never ends here (fake runtime, pause
 		// image): the pod stays Pending, and the node running that
 		// container shows it admitted the pod.
-		d, err := nodeadmit.DecideStarted(ctx, f, over, "init")
+		d, err := nodedecision.DecideStarted(ctx, f, over, "init")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectRejected(ctx, f, d, rejection{reason: outOf(corev1.ResourceCPU), message: insufficient(corev1.ResourceCPU, left+1, used, capacity)})
-		d, err = nodeadmit.DecideStarted(ctx, f, fits, "init")
+		d, err = nodedecision.DecideStarted(ctx, f, fits, "init")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(d.Admitted).To(gomega.BeTrue(), "node %s rejected pod %s (%s: %s)", node, fits.Name, d.Pod.Status.Reason, d.Pod.Status.Message)
 		expectRejectedAs(ctx, f, asking(f, node, "one-more", map[corev1.ResourceName]int64{corev1.ResourceCPU: 1}),
@@ -205,7 +205,7 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 
 // cpuOf is what the kubelet counts of pod's CPU, in millicores.
 func cpuOf(pod *corev1.Pod) int64 {
-	return nodeadmit.Amount(corev1.ResourceCPU, nodeadmit.PodRequests(pod)[corev1.ResourceCPU])
+	return nodedecision.Amount(corev1.ResourceCPU, nodedecision.PodRequests(pod)[corev1.ResourceCPU])
 }
 
 // runtimeClassWithOverhead creates a RuntimeClass whose pods carry an
@@ -216,7 +216,7 @@ func runtimeClassWithOverhead(ctx context.Context, f *harness.Framework, cpu int
 	rc, err := f.Client.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-overhead", Labels: map[string]string{harness.RunLabel: f.Env.RunID}},
 		Handler:    "overhead",
-		Overhead:   &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: nodeadmit.Quantity(corev1.ResourceCPU, cpu)}},
+		Overhead:   &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: nodedecision.Quantity(corev1.ResourceCPU, cpu)}},
 	}, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(func(ctx context.Context) error {

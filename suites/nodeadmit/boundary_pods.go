@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -26,7 +26,7 @@ var admitsUpToPodCapacity = spec.Spec{
 var _ = describe(admitsUpToPodCapacity, func(f *harness.Framework) {
 	ginkgo.It("admits pods up to the node's pod capacity, rejects the next with Reason OutOfpods, and counts neither rejected nor deleted pods", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		placed := placedOn(ctx, f, node, corev1.ResourcePods)
 		if placed.Node.Labels[nodes.HollowLabel] != "true" {
 			ginkgo.Skip(notSupported("node " + node + " is not one of the harness's hollow nodes, and filling it would " +

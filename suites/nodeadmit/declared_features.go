@@ -17,7 +17,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -94,7 +94,7 @@ func setDeclaredFeatures(ctx context.Context, f *harness.Framework, node string,
 // runningPod creates pod and expects its node to run it: a resize is
 // judged against a bound, running pod, as a real one would be.
 func runningPod(ctx context.Context, f *harness.Framework, pod *corev1.Pod) *corev1.Pod {
-	d, err := nodeadmit.Decide(ctx, f, pod)
+	d, err := nodedecision.Decide(ctx, f, pod)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(d.Admitted).To(gomega.BeTrue(), "node %s rejected pod %s (%s: %s)",
 		pod.Spec.NodeName, pod.Name, d.Pod.Status.Reason, d.Pod.Status.Message)

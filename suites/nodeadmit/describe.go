@@ -4,7 +4,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -17,7 +17,7 @@ import (
 func describe(s spec.Spec, body func(f *harness.Framework)) bool {
 	return harness.Describe(s, func(f *harness.Framework) {
 		ginkgo.BeforeEach(func() {
-			ginkgo.DeferCleanup(nodeadmit.DeletePods, f)
+			ginkgo.DeferCleanup(nodedecision.DeletePods, f)
 		})
 		body(f)
 	})

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -32,8 +32,8 @@ var _ = describe(rejectsNodePorts, func(f *harness.Framework) {
 		}
 		// The control pod holds the port: its admission shows the node
 		// works, and it is what the subject conflicts with.
-		expectControlAdmitted(ctx, f, withPort(nodeadmit.Pod(f, node, "control")))
-		d, err := nodeadmit.Decide(ctx, f, withPort(subject(f, node, "subject")))
+		expectControlAdmitted(ctx, f, withPort(nodedecision.Pod(f, node, "control")))
+		d, err := nodedecision.Decide(ctx, f, withPort(subject(f, node, "subject")))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectRejected(ctx, f, d, rejection{reason: "NodePorts"})
 	})

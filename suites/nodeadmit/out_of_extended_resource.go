@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -28,7 +28,7 @@ var _ = describe(rejectsOutOfExtendedResource, func(f *harness.Framework) {
 		node := builtInNode(f)
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		name, have, ok := nodeadmit.ExtendedResource(n)
+		name, have, ok := nodedecision.ExtendedResource(n)
 		if !ok {
 			ginkgo.Skip(notSupported("node " + node + " advertises no extended resource"))
 		}

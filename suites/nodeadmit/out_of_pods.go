@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -27,7 +27,7 @@ var rejectsOutOfPods = spec.Spec{
 var _ = describe(rejectsOutOfPods, func(f *harness.Framework) {
 	ginkgo.It("fails the first pod beyond the node's capacity with Reason OutOfpods and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
+		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		if n.Labels[nodes.HollowLabel] != "true" {
@@ -42,7 +42,7 @@ var _ = describe(rejectsOutOfPods, func(f *harness.Framework) {
 		// hold some of its places, so the count is not known in advance.
 		var rejected *nodes.Decision
 		for i := int64(0); i <= capacity && rejected == nil; i++ {
-			d, err := nodeadmit.Decide(ctx, f, subject(f, node, fmt.Sprintf("filler-%d", i)))
+			d, err := nodedecision.Decide(ctx, f, subject(f, node, fmt.Sprintf("filler-%d", i)))
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			if !d.Admitted {
 				rejected = &d

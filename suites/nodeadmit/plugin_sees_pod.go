@@ -8,7 +8,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
@@ -30,7 +30,7 @@ var _ = describe(pluginSeesPodUnchanged, func(f *harness.Framework) {
 		node, installed := installWithControl(ctx, f, observer)
 		pod, d := decideSubject(ctx, f, node)
 		gomega.Expect(d.Admitted).To(gomega.BeTrue(), "rejected (%s: %s)", pod.Status.Reason, pod.Status.Message)
-		stored, err := nodeadmit.Current(ctx, f, pod)
+		stored, err := nodedecision.Current(ctx, f, pod)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 		seen := expectAsked(installed, observer.Name, pod, 1)[0].Seen

@@ -10,14 +10,14 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
 // pluginNode is the node plugin cases use.
 func pluginNode(f *harness.Framework) string {
-	node, err := nodeadmit.NodeWith(f, features.NodeAdmissionPlugins)
+	node, err := nodedecision.NodeWith(f, features.NodeAdmissionPlugins)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return node
 }
@@ -39,12 +39,12 @@ func forEachType(text string, body func(ctx context.Context, t nodeadmission.Plu
 
 // installWithControl installs plugins on the plugin node and shows that a
 // control pod passes them: the host works and asks every plugin about it.
-func installWithControl(ctx context.Context, f *harness.Framework, plugins ...fakenodeplugin.Plugin) (string, *nodeadmit.Plugins) {
+func installWithControl(ctx context.Context, f *harness.Framework, plugins ...fakenodeplugin.Plugin) (string, *nodedecision.Plugins) {
 	node := pluginNode(f)
-	installed, err := nodeadmit.InstallPlugins(ctx, f, node, plugins...)
+	installed, err := nodedecision.InstallPlugins(ctx, f, node, plugins...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	control := nodeadmit.Pod(f, node, "control")
-	d, err := nodeadmit.Decide(ctx, f, control)
+	control := nodedecision.Pod(f, node, "control")
+	d, err := nodedecision.Decide(ctx, f, control)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(d.Admitted).To(gomega.BeTrue(), "control pod rejected (%s: %s)", d.Pod.Status.Reason, d.Pod.Status.Message)
 	for _, p := range plugins {
@@ -54,7 +54,7 @@ func installWithControl(ctx context.Context, f *harness.Framework, plugins ...fa
 }
 
 // expectAsked checks that plugin was asked about pod n times.
-func expectAsked(plugins *nodeadmit.Plugins, plugin string, pod *corev1.Pod, n int) []nodeadmit.Invocation {
+func expectAsked(plugins *nodedecision.Plugins, plugin string, pod *corev1.Pod, n int) []nodedecision.Invocation {
 	invs, err := plugins.Invocations(plugin, pod)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(invs).To(gomega.HaveLen(n), "plugin %s was asked about pod %s %d time(s)", plugin, pod.Name, len(invs))
@@ -63,7 +63,7 @@ func expectAsked(plugins *nodeadmit.Plugins, plugin string, pod *corev1.Pod, n i
 
 // decideSubject creates the case's subject pod on node.
 func decideSubject(ctx context.Context, f *harness.Framework, node string) (*corev1.Pod, nodes.Decision) {
-	d, err := nodeadmit.Decide(ctx, f, subject(f, node, "subject"))
+	d, err := nodedecision.Decide(ctx, f, subject(f, node, "subject"))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return d.Pod, d
 }

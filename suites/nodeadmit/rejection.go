@@ -13,7 +13,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
@@ -45,7 +45,7 @@ var subjectLabel = map[string]string{"admission-conformance.io/subject": "true"}
 
 // subject is the pod a case expects its node to decide on.
 func subject(f *harness.Framework, node, name string) *corev1.Pod {
-	p := nodeadmit.Pod(f, node, name)
+	p := nodedecision.Pod(f, node, name)
 	for k, v := range subjectLabel {
 		p.Labels[k] = v
 	}
@@ -55,7 +55,7 @@ func subject(f *harness.Framework, node, name string) *corev1.Pod {
 // expectControlAdmitted shows that node runs an ordinary pod now, so a
 // rejection that follows is about the subject, not a broken node.
 func expectControlAdmitted(ctx context.Context, f *harness.Framework, control *corev1.Pod) {
-	d, err := nodeadmit.Decide(ctx, f, control)
+	d, err := nodedecision.Decide(ctx, f, control)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(d.Admitted).To(gomega.BeTrue(), "control pod %s was rejected (%s: %s): node %s does not run ordinary pods",
 		control.Name, d.Pod.Status.Reason, d.Pod.Status.Message, control.Spec.NodeName)
@@ -106,7 +106,7 @@ func expectRejected(ctx context.Context, f *harness.Framework, d nodes.Decision,
 	}
 	gomega.Expect(m.Within()).To(gomega.BeTrue(), "rejection took %s, outside [%s, %s]", d.Latency, want.lower, bound)
 
-	events, err := nodeadmit.EventsAbout(ctx, f, pod, want.reason)
+	events, err := nodedecision.EventsAbout(ctx, f, pod, want.reason)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	var warnings []corev1.Event
 	for _, e := range events {
@@ -116,7 +116,7 @@ func expectRejected(ctx context.Context, f *harness.Framework, d nodes.Decision,
 	}
 	gomega.Expect(warnings).To(gomega.HaveLen(1), "Warning events with reason %s about the pod", want.reason)
 	gomega.Expect(warnings[0].Count).To(gomega.BeNumerically("<=", 1), "the rejection event was recorded more than once")
-	gomega.Expect(warnings[0].Source.Component).To(gomega.Equal(nodeadmit.KubeletComponent))
+	gomega.Expect(warnings[0].Source.Component).To(gomega.Equal(nodedecision.KubeletComponent))
 	gomega.Expect(warnings[0].Source.Host).To(gomega.Equal(pod.Spec.NodeName), "the event comes from the pod's node")
 
 	if want.mayBeDeleted {
@@ -125,7 +125,7 @@ func expectRejected(ctx context.Context, f *harness.Framework, d nodes.Decision,
 	// A rejected pod stays, so an operator can act on its Reason; watch it a
 	// little while to catch a node that deletes it after the fact.
 	gomega.Consistently(ctx, func(ctx context.Context) error {
-		cur, err := nodeadmit.Current(ctx, f, pod)
+		cur, err := nodedecision.Current(ctx, f, pod)
 		switch {
 		case apierrors.IsNotFound(err):
 			return errors.New("the rejected pod was deleted")
@@ -143,8 +143,8 @@ func expectRejected(ctx context.Context, f *harness.Framework, d nodes.Decision,
 // expectNodeRejects runs the common built-in case: a control pod is
 // admitted, then the subject is rejected as want says.
 func expectNodeRejects(ctx context.Context, f *harness.Framework, node string, subject *corev1.Pod, want rejection) nodes.Decision {
-	expectControlAdmitted(ctx, f, nodeadmit.Pod(f, node, "control"))
-	d, err := nodeadmit.Decide(ctx, f, subject)
+	expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
+	d, err := nodedecision.Decide(ctx, f, subject)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	expectRejected(ctx, f, d, want)
 	return d
@@ -152,7 +152,7 @@ func expectNodeRejects(ctx context.Context, f *harness.Framework, node string, s
 
 // builtInNode is the node built-in rejection cases use.
 func builtInNode(f *harness.Framework) string {
-	node, err := nodeadmit.NodeWith(f, features.NodeAdmission)
+	node, err := nodedecision.NodeWith(f, features.NodeAdmission)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return node
 }

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -33,7 +33,7 @@ var resizeBeyondAllocatable = spec.Spec{
 var _ = describe(resizeBeyondAllocatable, func(f *harness.Framework) {
 	ginkgo.It("admits a resize within the node's allocatable CPU and refuses one beyond it with cause NodeCapacity", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
-		pod := nodeadmit.Pod(f, node, "subject")
+		pod := nodedecision.Pod(f, node, "subject")
 		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}
 		pod = runningPod(ctx, f, pod)
 
@@ -69,7 +69,7 @@ func containerResources(pod *corev1.Pod, resources map[string]any) map[string]an
 
 // expectContainerCPU checks the CPU request stored for pod's container.
 func expectContainerCPU(ctx context.Context, f *harness.Framework, pod *corev1.Pod, cpu string) {
-	cur, err := nodeadmit.Current(ctx, f, pod)
+	cur, err := nodedecision.Current(ctx, f, pod)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	got := cur.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
 	gomega.Expect(got.Cmp(resource.MustParse(cpu))).To(gomega.BeZero(), "container cpu request is %s, want %s", got.String(), cpu)

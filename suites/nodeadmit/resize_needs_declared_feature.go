@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -31,7 +31,7 @@ var resizeNeedsDeclaredFeature = spec.Spec{
 var _ = describe(resizeNeedsDeclaredFeature, func(f *harness.Framework) {
 	ginkgo.It("refuses a pod-level resize the node does not declare support for, naming the feature, and admits it once declared", func(ctx ginkgo.SpecContext) {
 		node, declared := nodeLacking(ctx, f, podLevelResizeFeature, false)
-		pod := nodeadmit.Pod(f, node, "subject")
+		pod := nodedecision.Pod(f, node, "subject")
 		pod.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
 		// A container request too, so the pod stays Burstable and its
 		// container status carries resources (which a resize needs).
@@ -74,7 +74,7 @@ var _ = describe(resizeNeedsDeclaredFeature, func(f *harness.Framework) {
 
 // expectPodCPU checks the pod-level CPU request stored for pod.
 func expectPodCPU(ctx context.Context, f *harness.Framework, pod *corev1.Pod, cpu string) {
-	cur, err := nodeadmit.Current(ctx, f, pod)
+	cur, err := nodedecision.Current(ctx, f, pod)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(cur.Spec.Resources).NotTo(gomega.BeNil())
 	got := cur.Spec.Resources.Requests[corev1.ResourceCPU]

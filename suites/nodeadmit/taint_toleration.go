@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodeadmit"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -44,7 +44,7 @@ var _ = describe(rejectsTaintToleration, func(f *harness.Framework) {
 		gomega.Expect(setTaint(ctx, f, node, &taint)).To(gomega.Succeed())
 		ginkgo.DeferCleanup(setTaint, f, node, (*corev1.Taint)(nil))
 
-		control := nodeadmit.Pod(f, node, "control")
+		control := nodedecision.Pod(f, node, "control")
 		control.Spec.Tolerations = []corev1.Toleration{{Key: taintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}}
 		expectControlAdmitted(ctx, f, control)
 
@@ -59,7 +59,7 @@ var _ = describe(rejectsTaintToleration, func(f *harness.Framework) {
 			// A graceful deletion, so the pod is still there when the
 			// kubelet publishes its decision (see below).
 			pod.Spec.TerminationGracePeriodSeconds = nil
-			d, err := nodeadmit.Decide(ctx, f, pod)
+			d, err := nodedecision.Decide(ctx, f, pod)
 			if err != nil {
 				return false, err
 			}

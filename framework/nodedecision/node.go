@@ -1,4 +1,4 @@
-package nodeadmit
+package nodedecision
 
 import (
 	"fmt"
