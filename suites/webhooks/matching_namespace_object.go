@@ -1,0 +1,141 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var namespaceSelectorOnNamespaces = spec.Spec{
+	ShortName: "NamespaceSelectorOnNamespaces",
+	Suite:     "webhooks",
+	Description: "For a request about a Namespace itself, a namespaceSelector (of a webhook, and of a policy's matchConstraints) " +
+		"is matched against the labels of the namespace in the request: the new object's on CREATE and UPDATE (a label " +
+		"added by the update selects it, one removed does not), the stored namespace's on DELETE.",
+	Features: []features.Name{features.ValidatingWebhook, features.ValidatingAdmissionPolicy},
+	Profile:  spec.Core,
+	Seed: "002 ExternalAdmissionHook: the webhook cares about an operation only where its rules (and scope) match; " +
+		"admissionregistration.k8s.io/v1 ValidatingWebhook.namespaceSelector: if the object itself is a namespace, the matching is performed on object.metadata.labels",
+}
+
+// namespaceSelected is the label the selectors under test select on; the
+// objectSelector keeps each case to its own namespaces by probeLabel.
+const namespaceSelected = "admission-conformance.io/namespace-selected"
+
+// namespaceSteps creates, relabels and deletes two namespaces of the case,
+// calling observe after each request with its step name, and returns the
+// namespaces' names. "in" is created with the selected label and loses it
+// in an update; "out" is created without it and gains it. Each is deleted
+// with the labels of its update.
+func namespaceSteps(ctx context.Context, f *harness.Framework, client kubernetes.Interface, scope map[string]string, observe func(step string)) map[string]string {
+	api := client.CoreV1().Namespaces()
+	names := map[string]string{}
+	for _, which := range []string{"in", "out"} {
+		labels := f.Labels()
+		for k, v := range scope {
+			labels[k] = v
+		}
+		if which == "in" {
+			labels[namespaceSelected] = "yes"
+		}
+		ns, err := api.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: f.Namespace + "-" + which + "-", Labels: labels}}, metav1.CreateOptions{})
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+		ginkgo.DeferCleanup(ignoreNotFound, f.Client.CoreV1().Namespaces().Delete, ns.Name)
+		names[which] = ns.Name
+		observe("create-" + which)
+	}
+	for _, which := range []string{"in", "out"} {
+		ns, err := api.Get(ctx, names[which], metav1.GetOptions{})
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+		if which == "in" {
+			delete(ns.Labels, namespaceSelected)
+		} else {
+			ns.Labels[namespaceSelected] = "yes"
+		}
+		_, err = api.Update(ctx, ns, metav1.UpdateOptions{})
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+		observe("update-" + which)
+	}
+	for _, which := range []string{"in", "out"} {
+		gomega.ExpectWithOffset(1, api.Delete(ctx, names[which], metav1.DeleteOptions{})).To(gomega.Succeed())
+		observe("delete-" + which)
+	}
+	return names
+}
+
+// selectedSteps are the requests a namespaceSelector on namespaceSelected
+// selects: the creation of "in" (new labels), the update of "out" that adds
+// the label (new labels, not the stored ones), and the deletion of "out",
+// stored with the label.
+var selectedSteps = []string{"create-in", "update-out", "delete-out"}
+
+// allNamespaceSteps are namespaceSteps' requests in the order it makes them.
+var allNamespaceSteps = []string{"create-in", "create-out", "update-in", "update-out", "delete-in", "delete-out"}
+
+var _ = harness.Describe(namespaceSelectorOnNamespaces, func(f *harness.Framework) {
+	namespaceRules := []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"namespaces"},
+			Scope: ptr.To(admissionregistrationv1.ClusterScope)},
+	}}
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{namespaceSelected: "yes"}}
+
+	ginkgo.It("a webhook is called for a Namespace by the labels of the namespace in the request", func(ctx ginkgo.SpecContext) {
+		scope := map[string]string{probeLabel: "nsel-" + f.Namespace}
+		reg, err := f.RegisterValidating(ctx, "nsel", harness.Hook{Name: "selected", Behaviour: allow(), Rules: namespaceRules,
+			NamespaceSelector: selector, ObjectSelector: &metav1.LabelSelector{MatchLabels: scope}})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		names := namespaceSteps(ctx, f, f.Client, scope, func(string) {})
+		// The request's namespace field is not what this spec is about
+		// (kube-apiserver sets it to the name on UPDATE and DELETE of a
+		// Namespace, empty on CREATE): calls are told by operation and name.
+		hook := reg.Hooks["selected"]
+		var got []string
+		for _, step := range allNamespaceSteps {
+			op, which, _ := strings.Cut(step, "-")
+			if len(f.Env.Webhooks.Journal().Where(func(c fakewebhook.Call) bool {
+				return c.Path == hook.Path && c.Operation == strings.ToUpper(op) && c.Resource.Resource == "namespaces" && c.Name == names[which] && c.SubResource == ""
+			})) > 0 {
+				got = append(got, step)
+			}
+		}
+		gomega.Expect(got).To(gomega.Equal(selectedSteps), "the webhook must be called exactly for the requests whose namespace in the request carries %s=yes", namespaceSelected)
+	})
+
+	ginkgo.It("a policy's matchConstraints select a Namespace by the labels of the namespace in the request", func(ctx ginkgo.SpecContext) {
+		scope := map[string]string{probeLabel: "nsel-policy-" + f.Namespace}
+		message := "namespace selected " + f.Namespace
+		gomega.Expect(vapWith(ctx, f, "nsel", admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				ResourceRules:     []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: namespaceRules[0]}},
+				NamespaceSelector: selector, ObjectSelector: &metav1.LabelSelector{MatchLabels: scope},
+			},
+			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: message}},
+		}, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn},
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{}}})).To(gomega.Succeed())
+
+		client, warned := warningClient(f)
+		var got []string
+		namespaceSteps(ctx, f, client, scope, func(step string) {
+			if slices.ContainsFunc(warned.take(), func(w string) bool { return strings.Contains(w, message) }) {
+				got = append(got, step)
+			}
+		})
+		gomega.Expect(got).To(gomega.Equal(selectedSteps), fmt.Sprintf("the policy (warning %q) must apply exactly to the requests whose namespace in the request carries %s=yes", message, namespaceSelected))
+	})
+})
