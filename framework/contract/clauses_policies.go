@@ -119,7 +119,7 @@ var _ = Register(
 		Specs:   []string{"PolicyMatching"}},
 	Clause{ID: "policy.match.policy-selectors", Area: CELPolicies, Source: vapRef + ".spec.matchConstraints.{namespaceSelector,objectSelector}",
 		Promise: "The policy's namespaceSelector and objectSelector exclude requests they do not select.",
-		Specs:   []string{"PolicyMatching", "NamespaceSelectorOnNamespaces"}},
+		Specs:   []string{"PolicyMatching", "NamespaceSelectorOnNamespaces", "NamespaceSelectorOnClusterScoped"}},
 	Clause{ID: "policy.match.binding-selectors", Area: CELPolicies, Source: vpbRef + ".spec.matchResources",
 		Promise: "A binding's matchResources (namespaceSelector, objectSelector, resourceRules, excludeResourceRules) further restrict the requests the binding applies to.",
 		Specs:   []string{"PolicyMatching"}},

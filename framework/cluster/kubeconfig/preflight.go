@@ -100,6 +100,10 @@ func NeededAccess(relay bool) []Access {
 		out = append(out, Access{Verb: "create", Resource: "pods", Subresource: "portforward", Namespaced: true})
 	}
 	add("", "nodes", false, "list", "get")
+	// NamespaceSelectorOnClusterScoped sends dry-run creates of a
+	// PriorityClass (cluster-scoped, nothing stored), which RBAC checks
+	// like real ones.
+	add("scheduling.k8s.io", "priorityclasses", false, "create")
 	return out
 }
 
