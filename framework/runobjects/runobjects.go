@@ -31,8 +31,20 @@ var kinds = []Kind{
 	{admission("validatingadmissionpolicies"), "validating admission policies"},
 	{admission("mutatingadmissionpolicybindings"), "mutating admission policy bindings"},
 	{admission("mutatingadmissionpolicies"), "mutating admission policies"},
+	// CustomResourceAdmission's definitions; deleting one deletes its
+	// custom resources.
+	{CustomResourceDefinitions, "custom resource definitions"},
 	{Namespaces, "namespaces"},
 }
+
+// CustomResourceGroup is the API group of the custom resources a run
+// defines (a kind of each case's own): nothing else is in it, so access to
+// all its resources grants access to the run's own alone.
+const CustomResourceGroup = "crd.admission-conformance.io"
+
+// CustomResourceDefinitions is the resource of the CustomResourceDefinition
+// kind.
+var CustomResourceDefinitions = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // Namespaces is the resource of the Namespace kind, last in Kinds.
 var Namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}

@@ -104,6 +104,10 @@ func NeededAccess(relay bool) []Access {
 	// PriorityClass (cluster-scoped, nothing stored), which RBAC checks
 	// like real ones.
 	add("scheduling.k8s.io", "priorityclasses", false, "create")
+	// CustomResourceAdmission defines custom resources of its own group
+	// (labelled, swept with the run) and creates them.
+	add("apiextensions.k8s.io", "customresourcedefinitions", false, "create", "delete", "deletecollection", "list", "get")
+	add(runobjects.CustomResourceGroup, "*", true, "create", "get", "list", "delete")
 	return out
 }
 

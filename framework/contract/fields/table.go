@@ -73,7 +73,7 @@ var webhookFields = merge(map[string]Decision{
 	"rules[].resources":              c("matching.resources-wildcards", "config.validate.resource-wildcards", "propagation.webhook-configuration-change", "propagation.webhook-field-change"),
 	"rules[].scope":                  c("matching.scope", "config.default.rule-scope", "config.validate.operations", "propagation.webhook-field-change"),
 	"failurePolicy":                  c("failure.fail-rejects", "failure.ignore-admits", "config.default.failure-policy", "config.validate.enums", "propagation.webhook-configuration-change", "propagation.webhook-field-change"),
-	"matchPolicy":                    c("matching.match-policy", "config.default.match-policy", "config.validate.enums", "propagation.webhook-field-change"),
+	"matchPolicy":                    c("matching.match-policy", "matching.custom-resources", "config.default.match-policy", "config.validate.enums", "propagation.webhook-field-change"),
 	"sideEffects":                    c("config.validate.side-effects", "matching.dry-run"),
 	"timeoutSeconds":                 c("failure.timeout-bounds-call", "failure.chain-deadline", "config.default.timeout", "config.validate.timeout-range", "propagation.webhook-field-change"),
 	"admissionReviewVersions":        c("review.version-negotiation", "config.validate.review-versions", "propagation.webhook-field-change"),
