@@ -36,7 +36,7 @@ var _ = Register(
 		Specs:   []string{"NamespaceSelectorOnClusterScoped"}},
 	Clause{ID: "matching.custom-resources", Area: Matching,
 		Source:  matchingWebhookRef + ".rules, .matchPolicy; k8s.io/apiserver admission ConvertToGVK and the mutating dispatcher (custom resources as Unstructured)",
-		Promise: "Webhooks apply to custom resources as to built-in ones: a mutating webhook's patch of a custom resource is stored and seen by the validating webhooks; with two served versions, a webhook registered for one with matchPolicy Equivalent is called for a request in the other with the object converted to its version (request.kind and resource its own, requestKind the request's), and with Exact it is not called.",
+		Promise: "Webhooks apply to custom resources as to built-in ones: a mutating webhook's patch of a custom resource is stored and seen by the validating webhooks; with two served versions, a webhook registered for one with matchPolicy Equivalent is called for a request in the other with the object converted to its version (request.kind and resource its own, requestKind the request's), and with Exact it is not called; a ValidatingAdmissionPolicy for one version with matchPolicy Equivalent reads a request in the other converted to its version.",
 		Specs:   []string{"CustomResourceAdmission"}},
 	Clause{ID: "matching.object-selector-old-or-new", Area: Matching,
 		Source:  matchingWebhookRef + ".objectSelector",

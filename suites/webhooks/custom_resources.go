@@ -30,8 +30,9 @@ var customResourceAdmission = spec.Spec{
 	Description: "Webhooks apply to custom resources as to built-in ones: a mutating webhook's patch of a custom resource is " +
 		"stored and seen by the validating webhooks; with two served versions, a webhook registered for one version with " +
 		"matchPolicy Equivalent is called for a request in the other with the object converted to its version (kind and " +
-		"apiVersion of its own, requestKind the request's), and with matchPolicy Exact it is not called.",
-	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
+		"apiVersion of its own, requestKind the request's), and with matchPolicy Exact it is not called; a " +
+		"ValidatingAdmissionPolicy for one version with matchPolicy Equivalent reads a request in the other converted to its version.",
+	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.ValidatingAdmissionPolicy},
 	Profile:  spec.Core,
 	Seed:     "002 ExternalAdmissionHook: the webhook cares about an operation only where its rules (and scope) match; admissionregistration.k8s.io/v1 matchPolicy",
 }
@@ -177,5 +178,30 @@ var _ = harness.Describe(customResourceAdmission, func(f *harness.Framework) {
 		obj := receivedObject(call)
 		gomega.Expect(obj["apiVersion"]).To(gomega.Equal(crd.Spec.Group+"/v1"), "the object is converted to the webhook's version")
 		gomega.Expect(obj["spec"]).To(gomega.Equal(map[string]any{"color": "green"}), "the converted object keeps its content")
+	})
+
+	ginkgo.It("a policy for one version with matchPolicy Equivalent reads a request in the other, converted to its version", func(ctx ginkgo.SpecContext) {
+		crd := widgetCRD(f)
+		gomega.Expect(createCRD(ctx, f, crd)).To(gomega.Succeed())
+		unconverted, tooBig := "the policy sees the object in the request's version", "size over 5"
+		gomega.Expect(vapWith(ctx, f, "cr", admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: widgetRules(crd, "v1")[0]}}},
+			Validations: []admissionregistrationv1.Validation{
+				{Expression: fmt.Sprintf("object.apiVersion == '%s/v1'", crd.Spec.Group), Message: unconverted},
+				{Expression: "!has(object.spec.size) || object.spec.size <= 5", Message: tooBig},
+			},
+		}, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
+
+		create := func(version, name string, size int64) error {
+			res := f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
+			_, err := res.Create(ctx, widget(f, crd, version, name, map[string]any{"size": size}), metav1.CreateOptions{})
+			return err
+		}
+		gomega.Expect(create("v2", "small-v2", 3)).To(gomega.Succeed(), "a v2 request is seen by the v1 policy as v1, and size 3 passes")
+		expectPolicyDenial(create("v2", "big-v2", 7), 422, metav1.StatusReasonInvalid, vapDenied(f, "cr", tooBig))
+		expectPolicyDenial(create("v1", "big-v1", 7), 422, metav1.StatusReasonInvalid, vapDenied(f, "cr", tooBig))
+		gomega.Expect(create("v1", "small-v1", 3)).To(gomega.Succeed())
 	})
 })
