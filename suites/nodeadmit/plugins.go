@@ -40,6 +40,15 @@ func forEachType(text string, body func(ctx context.Context, t nodeadmission.Plu
 // installWithControl installs plugins on the plugin node and shows that a
 // control pod passes them: the host works and asks every plugin about it.
 func installWithControl(ctx context.Context, f *harness.Framework, plugins ...fakenodeplugin.Plugin) (string, *nodedecision.Plugins) {
+	node, installed, _ := installWithControlDecision(ctx, f, plugins...)
+	return node, installed
+}
+
+// installWithControlDecision is installWithControl returning the control
+// pod's decision too: its latency is what asking the plugins costs on this
+// machine now, before any Behaviour delay (fakePlugin's behaviours apply to
+// the subject alone).
+func installWithControlDecision(ctx context.Context, f *harness.Framework, plugins ...fakenodeplugin.Plugin) (string, *nodedecision.Plugins, nodes.Decision) {
 	node := pluginNode(f)
 	installed, err := nodedecision.InstallPlugins(ctx, f, node, plugins...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -50,7 +59,7 @@ func installWithControl(ctx context.Context, f *harness.Framework, plugins ...fa
 	for _, p := range plugins {
 		expectAsked(installed, p.Name, d.Pod, 1)
 	}
-	return node, installed
+	return node, installed, d
 }
 
 // expectAsked checks that plugin was asked about pod n times.
