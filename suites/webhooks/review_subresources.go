@@ -30,23 +30,23 @@ var reviewRequestSubresources = spec.Spec{
 
 var deploymentsResource = metav1.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 
-var _ = harness.Describe(reviewRequestSubresources, func(f *harness.Framework) {
-	// gatedDeployment has pods that are never scheduled, so scaling it
-	// places nothing on any node.
-	gatedDeployment := func() *appsv1.Deployment {
-		labels := map[string]string{"app": "review-" + rand.String(5)}
-		return &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: "review-" + rand.String(5), Namespace: f.Namespace},
-			Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0), Selector: &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
-					SchedulingGates: []corev1.PodSchedulingGate{{Name: "admission-conformance.io/never-scheduled"}},
-					Containers:      []corev1.Container{{Name: "c", Image: "registry.invalid/admission-conformance/never-pulled"}}}}},
-		}
+// gatedDeployment is a Deployment of the spec's namespace with labels whose
+// pods are never scheduled, so scaling it places nothing on any node.
+func gatedDeployment(f *harness.Framework, labels map[string]string) *appsv1.Deployment {
+	podLabels := map[string]string{"app": "review-" + rand.String(5)}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "review-" + rand.String(5), Namespace: f.Namespace, Labels: labels},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0), Selector: &metav1.LabelSelector{MatchLabels: podLabels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels}, Spec: corev1.PodSpec{
+				SchedulingGates: []corev1.PodSchedulingGate{{Name: "admission-conformance.io/never-scheduled"}},
+				Containers:      []corev1.Container{{Name: "c", Image: "registry.invalid/admission-conformance/never-pulled"}}}}},
 	}
+}
 
+var _ = harness.Describe(reviewRequestSubresources, func(f *harness.Framework) {
 	ginkgo.It("status: subResource status, kind Deployment, object and oldObject Deployments", func(ctx ginkgo.SpecContext) {
 		hooks := observers(ctx, f, allOperations("apps", "v1", "deployments/status"))
-		d, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, gatedDeployment(), metav1.CreateOptions{})
+		d, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, gatedDeployment(f, nil), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// The deployment controller writes the status too, so an update can
 		// meet a conflict; each attempt has its own field manager, and the
@@ -75,7 +75,7 @@ var _ = harness.Describe(reviewRequestSubresources, func(f *harness.Framework) {
 
 	ginkgo.It("scale: subResource scale, kind autoscaling/v1 Scale, object and oldObject Scales", func(ctx ginkgo.SpecContext) {
 		hooks := observers(ctx, f, allOperations("apps", "v1", "deployments/scale"))
-		d, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, gatedDeployment(), metav1.CreateOptions{})
+		d, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, gatedDeployment(f, nil), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		scale := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: f.Namespace}, Spec: autoscalingv1.ScaleSpec{Replicas: 1}}
 		_, err = f.Client.AppsV1().Deployments(f.Namespace).UpdateScale(ctx, d.Name, scale, metav1.UpdateOptions{FieldManager: "ac-scale"})
@@ -97,7 +97,7 @@ var _ = harness.Describe(reviewRequestSubresources, func(f *harness.Framework) {
 
 	ginkgo.It("a subresource rule does not match the parent resource", func(ctx ginkgo.SpecContext) {
 		hooks := observers(ctx, f, allOperations("apps", "v1", "deployments/status"))
-		_, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, gatedDeployment(), metav1.CreateOptions{FieldManager: "ac-parent"})
+		_, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, gatedDeployment(f, nil), metav1.CreateOptions{FieldManager: "ac-parent"})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// The deployment controller's status writes do reach the hooks; the
 		// create of the parent must not.

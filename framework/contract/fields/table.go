@@ -84,7 +84,7 @@ var webhookFields = merge(map[string]Decision{
 		c("matching.namespace-selector", "matching.namespace-selector-on-namespaces", "matching.namespace-selector-cluster-scoped", "config.default.selectors", "propagation.webhook-field-change"),
 		c("matching.selector-operators", "config.validate.selectors"))),
 	under("objectSelector", selector(
-		c("matching.object-selector-old-or-new", "config.default.selectors", "propagation.webhook-field-change"),
+		c("matching.object-selector-old-or-new", "matching.object-selector-subresources", "config.default.selectors", "propagation.webhook-field-change"),
 		c("matching.selector-operators", "matching.object-selector-old-or-new", "config.validate.selectors"))),
 )
 
