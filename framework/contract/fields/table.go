@@ -81,7 +81,7 @@ var webhookFields = merge(map[string]Decision{
 	"matchConditions[].expression":   c("matching.match-conditions", "config.validate.match-conditions", "propagation.webhook-field-change"),
 },
 	under("namespaceSelector", selector(
-		c("matching.namespace-selector", "matching.namespace-selector-on-namespaces", "matching.namespace-selector-cluster-scoped", "config.default.selectors", "propagation.webhook-field-change"),
+		c("matching.namespace-selector", "matching.namespace-selector-on-namespaces", "matching.namespace-selector-cluster-scoped", "matching.namespace-selector-follows-labels", "config.default.selectors", "propagation.webhook-field-change"),
 		c("matching.selector-operators", "config.validate.selectors"))),
 	under("objectSelector", selector(
 		c("matching.object-selector-old-or-new", "matching.object-selector-subresources", "config.default.selectors", "propagation.webhook-field-change"),

@@ -43,7 +43,7 @@ var webhookClauses = []string{
 	"failure.fail-rejects", "failure.ignore-admits", "failure.unready-webhook-blocks-only-its-scope", "failure.timeout-bounds-call",
 	"failure.wrong-uid-fails-the-call", "failure.wrong-version-fails-the-call", "failure.fail-open-observable",
 	"matching.operations", "matching.resources-wildcards", "matching.scope", "matching.namespace-selector",
-	"matching.namespace-selector-on-namespaces", "matching.namespace-selector-cluster-scoped", "matching.custom-resources", "matching.object-selector-subresources",
+	"matching.namespace-selector-on-namespaces", "matching.namespace-selector-cluster-scoped", "matching.custom-resources", "matching.object-selector-subresources", "matching.namespace-selector-follows-labels",
 	"matching.object-selector-old-or-new", "matching.match-policy", "matching.match-conditions", "matching.configurations-exempt",
 	"matching.dry-run",
 	"config.default.failure-policy", "config.default.timeout", "config.default.match-policy", "config.default.selectors",
