@@ -39,7 +39,8 @@ var customResourceAdmission = spec.Spec{
 
 // widgetCRD is a namespaced CustomResourceDefinition of the case (a kind
 // and plural of its own in runobjects.CustomResourceGroup) with
-// versions v1 (stored) and v2 (served), both of the schema spec.{color,size},
+// versions v1 (stored) and v2 (served), both of the schema
+// spec.{color,size,items,tags},
 // converted by apiVersion alone (strategy None).
 func widgetCRD(f *harness.Framework) *apiextensionsv1.CustomResourceDefinition {
 	suffix := f.Namespace[strings.LastIndex(f.Namespace, "-")+1:]
@@ -49,6 +50,15 @@ func widgetCRD(f *harness.Framework) *apiextensionsv1.CustomResourceDefinition {
 		Properties: map[string]apiextensionsv1.JSONSchemaProps{
 			"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
 				"color": {Type: "string"}, "size": {Type: "integer"},
+				// items merge by name (a map list), tags only whole (an
+				// atomic list): CustomResourceMutatingPolicy applies to both.
+				"items": {Type: "array", XListType: ptr.To("map"), XListMapKeys: []string{"name"},
+					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
+						Type: "object", Required: []string{"name"},
+						Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": {Type: "string"}, "value": {Type: "string"}},
+					}}},
+				"tags": {Type: "array", XListType: ptr.To("atomic"),
+					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
 			}},
 		},
 	}}

@@ -208,7 +208,7 @@ var Table = withClause(merge(
 		"spec.failurePolicy":                             c("policy.mutating.failure-policy", "config.policy-default.failure-policy"),
 		"spec.reinvocationPolicy":                        c("policy.mutating.reinvocation", "config.policy-default.reinvocation-required"),
 		"spec.mutations[].patchType":                     c("policy.mutating.patch-types", "config.policy-validate.enums"),
-		"spec.mutations[].applyConfiguration.expression": c("policy.mutating.patch-types", "policy.mutating.order", "config.policy-validate.required"),
+		"spec.mutations[].applyConfiguration.expression": c("policy.mutating.patch-types", "policy.mutating.apply-configuration-schema", "policy.mutating.order", "config.policy-validate.required"),
 		"spec.mutations[].jsonPatch.expression":          c("policy.mutating.patch-types", "config.policy-validate.expressions"),
 	})),
 	under("MutatingAdmissionPolicyBinding", override(under("spec", bindingFields), map[string]Decision{

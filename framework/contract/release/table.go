@@ -58,7 +58,7 @@ var staticClauses = []string{
 }
 
 var mutatingPolicyClauses = []string{
-	"order.mutating-policy-before-webhooks", "policy.mutating.patch-types", "policy.mutating.order",
+	"order.mutating-policy-before-webhooks", "policy.mutating.patch-types", "policy.mutating.apply-configuration-schema", "policy.mutating.order",
 	"policy.mutating.failure-policy", "policy.mutating.reinvocation", "config.policy-default.reinvocation-required",
 	"config.policy-validate.no-delete-mutation",
 }

@@ -1,0 +1,85 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var customResourceMutatingPolicy = spec.Spec{
+	ShortName: "CustomResourceMutatingPolicy",
+	Suite:     "webhooks",
+	Description: "A MutatingAdmissionPolicy's applyConfiguration merges into a custom resource by its CRD's schema: an " +
+		"item added to a map list (x-kubernetes-list-type map) joins the stored items by key, and a mutation setting an " +
+		"atomic list (x-kubernetes-list-type atomic) is refused, so failurePolicy Fail rejects the request naming the field.",
+	Features: []features.Name{features.MutatingAdmissionPolicy},
+	Profile:  spec.Extended,
+	Seed: "KEP-3962 mutating admission policies: ApplyConfiguration uses structured merge diff; mutations may not set " +
+		"atomic structs, maps or lists, to avoid accidental removal of values",
+}
+
+// schemaNotPublished is the apiserver's answer while a new CRD's schema has
+// not reached the mutating policies' type converter.
+const schemaNotPublished = "There can be a delay between when CustomResourceDefinitions are created and when they are available"
+
+var _ = harness.Describe(customResourceMutatingPolicy, func(f *harness.Framework) {
+	ginkgo.It("an item added to a map list joins the stored ones; a mutation of an atomic list is refused", func(ctx ginkgo.SpecContext) {
+		crd := widgetCRD(f)
+		gomega.Expect(createCRD(ctx, f, crd)).To(gomega.Succeed())
+		constraints := func(value string) *admissionregistrationv1.MatchResources {
+			return &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": f.Namespace}},
+				ObjectSelector:    &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: value}},
+				ResourceRules:     []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: widgetRules(crd, "v1")[0]}},
+			}
+		}
+		gomega.Expect(mapAndBinding(ctx, f, "map-list", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("map-list"),
+			Mutations: []mutatingpolicy.Mutation{applyConfiguration(`Object{spec: Object.spec{items: [Object.spec.items{name: "added", value: "by the policy"}]}}`)},
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		gomega.Expect(mapWith(ctx, f, "atomic-list", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("atomic-list"),
+			Mutations: []mutatingpolicy.Mutation{applyConfiguration(`Object{spec: Object.spec{tags: ["set by the policy"]}}`)},
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+
+		res := f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
+		merged := widget(f, crd, "v1", "map-list", map[string]any{"items": []any{map[string]any{"name": "kept", "value": "by the client"}}})
+		merged.SetLabels(map[string]string{probeLabel: "map-list"})
+		// The policies type the custom resource by its CRD's published
+		// schema, which follows the CRD by a moment: the apiserver says so,
+		// and that answer alone is waited out.
+		var created *unstructured.Unstructured
+		gomega.Eventually(ctx, func(ctx context.Context) error {
+			var err error
+			created, err = res.Create(ctx, merged, metav1.CreateOptions{})
+			if err != nil && !strings.Contains(err.Error(), schemaNotPublished) {
+				return gomega.StopTrying("create").Wrap(err)
+			}
+			return err
+		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
+		gomega.Expect(created.Object["spec"]).To(gomega.Equal(map[string]any{"items": []any{
+			map[string]any{"name": "kept", "value": "by the client"},
+			map[string]any{"name": "added", "value": "by the policy"},
+		}}), "the policy's item joins the client's by key (a map list merges, it is not replaced)")
+
+		atomic := widget(f, crd, "v1", "atomic-list", map[string]any{"tags": []any{"by the client"}})
+		atomic.SetLabels(map[string]string{probeLabel: "atomic-list"})
+		_, err := res.Create(ctx, atomic, metav1.CreateOptions{})
+		gomega.Expect(err).To(gomega.HaveOccurred(), "a mutation of an atomic list must be refused, and failurePolicy Fail rejects")
+		gomega.Expect(err.Error()).To(gomega.ContainSubstring("may not mutate atomic arrays, maps or structs: .spec.tags"),
+			fmt.Sprintf("the rejection names the atomic field (got %v)", err))
+	})
+})
