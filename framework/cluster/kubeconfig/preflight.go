@@ -22,7 +22,9 @@ var Plan = []string{
 	"validatingadmissionpolicies / mutatingadmissionpolicies and their bindings: bindings scoped by namespaceSelector to the spec's namespace; deleted after each case",
 	"inside the spec namespaces only: configmaps, pods (never pulled or scheduling-gated), services, serviceaccounts, deployments (and their status and scale), horizontalpodautoscalers, limitranges, resourcequotas, persistentvolumeclaims, and a role and rolebinding granting an impersonated test user configmap creates there",
 	"requests as an impersonated user (ac-impersonated-<spec namespace>, with a uid, a group and an extra) to check the userInfo webhooks receive",
-	"nothing else: no CRDs, no cluster roles or bindings, no changes to existing objects",
+	"customresourcedefinitions: one per CustomResourceAdmission / CustomResourceMutatingPolicy case, of the group crd.admission-conformance.io alone (a kind of the case's own), labelled with the run; deleted after each case, with its custom resources",
+	"dry-run creates of a priorityclass (nothing stored) to check what cluster-scoped requests webhooks receive",
+	"nothing else: no cluster roles or bindings, no changes to existing objects",
 }
 
 // Access is one permission a run needs.
