@@ -16,6 +16,8 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+
+	// The suites register their specs at init.
 	_ "github.com/admission-conformance/admission-conformance/suites/initializers"
 	_ "github.com/admission-conformance/admission-conformance/suites/nodeadmit"
 	_ "github.com/admission-conformance/admission-conformance/suites/ordering"

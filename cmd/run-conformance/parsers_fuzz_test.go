@@ -1,15 +1,15 @@
 package main
 
 // Fuzz targets for every input run-conformance parses from a user or a
-// file (issue 23 item 4): the options file, matrix.yaml and --target, the
-// label filter, --focus and --skip, --bound, --etcd-delay, and results.json
-// as report, compare, --rerun-failed and an in-cluster run's --history read
-// it. The targets of the parsers that live elsewhere are in their packages
-// (internal/runconfig, internal/engine/matrix, internal/reports). Each calls the path the CLI takes (flags parsed into runOptions, then
-// load and validate; or the command itself) and never one that starts a
-// cluster: load and validate only read files, and the fuzzed commands
-// (report, compare) need none. `make fuzz` runs each for FUZZTIME; `go test`
-// replays the seeds and testdata/fuzz.
+// file (issue 23 item 4): here the options file, --focus and --skip,
+// --bound, and results.json as report and compare read it; matrix.yaml and
+// --target are fuzzed in internal/engine/matrix, the label filter,
+// --etcd-delay and --rerun-failed in internal/runconfig, an in-cluster
+// run's --history in internal/reports. Each calls the path the CLI takes
+// (flags parsed into runOptions, then load and validate; or the command
+// itself) and never one that starts a cluster: load and validate only read
+// files, and the fuzzed commands (report, compare) need none. `make fuzz`
+// runs each for FUZZTIME; `go test` replays the seeds and testdata/fuzz.
 
 import (
 	"bytes"

@@ -11,7 +11,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
-// WorkersRule says how defaultWorkers picks. Specs mostly wait (for
+// WorkersRule says how DefaultWorkers picks. Specs mostly wait (for
 // timeouts, propagation, kubelets), so more workers than CPUs pay off.
 const WorkersRule = "4 per CPU, at least 4, at most 8"
 

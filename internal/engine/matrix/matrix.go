@@ -1,7 +1,7 @@
 // Package matrix runs the conformance specs in several clusters at once
 // (`matrix`): each target's run is `run --in-cluster` in a child process
 // with its own options file, and the matrix aggregates their results into
-// matrixreport.json and matrixreport.html (framework/report/matrix).
+// matrix.json and matrix.html (framework/report/matrix).
 package matrix
 
 import (
@@ -22,12 +22,12 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
-// matrixFile is matrixreport.yaml.
+// matrixFile is matrix.yaml.
 type matrixFile struct {
 	APIVersion string `json:"apiVersion,omitempty"`
 	Kind       string `json:"kind,omitempty"`
 	// Dir is the matrix dir (default _matrix): one report dir per target,
-	// matrixreport.json, matrixreport.html, and the previous run in previous/.
+	// matrix.json, matrix.html, and the previous run in previous/.
 	Dir string `json:"dir,omitempty"`
 	// Parallel is how many targets run at once (default 2).
 	Parallel int `json:"parallel,omitempty"`
@@ -131,7 +131,7 @@ func (o Options) Load(dirGiven, parallelGiven, imageGiven bool) (*Plan, error) {
 		f.Targets = append(f.Targets, t)
 	}
 	if len(f.Targets) == 0 {
-		return nil, exitcode.Usagef("no target: give -f matrixreport.yaml or --target (see 'run-conformance matrix --help')")
+		return nil, exitcode.Usagef("no target: give -f matrix.yaml or --target (see 'run-conformance matrix --help')")
 	}
 	if f.Parallel < 1 {
 		return nil, exitcode.Usagef("--parallel must be at least 1, got %d", f.Parallel)

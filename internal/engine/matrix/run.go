@@ -170,8 +170,8 @@ func (p *Plan) Run(out io.Writer, version string) error {
 	}
 }
 
-// keepPrevious moves the matrix dir's previous run (matrixreport.json,
-// matrixreport.html, its targets' report dirs) into previous/, replacing the
+// keepPrevious moves the matrix dir's previous run (matrix.json,
+// matrix.html, its targets' report dirs) into previous/, replacing the
 // one before, and returns its targets.
 func (p *Plan) keepPrevious() (map[string]bool, error) {
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
