@@ -85,7 +85,7 @@ differs between runs, 2 bad input.`,
 				d.WriteText(w)
 			}
 			if n := d.Regressions(); n > 0 {
-				return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%d regression(s) from %s to %s", n, old.file, cur.file)}
+				return exitcode.Failedf("%d regression(s) from %s to %s", n, old.file, cur.file)
 			}
 			return nil
 		},
@@ -164,7 +164,7 @@ func compareMatrix(w io.Writer, args []string, th compare.Thresholds, output, ht
 		m.WriteText(w)
 	}
 	if m.CasesDiffering > 0 {
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%d spec case(s) differ in state between the %d runs", m.CasesDiffering, len(runs))}
+		return exitcode.Failedf("%d spec case(s) differ in state between the %d runs", m.CasesDiffering, len(runs))
 	}
 	return nil
 }

@@ -131,11 +131,7 @@ func FuzzOptionsFile(f *testing.F) {
 		if inputtest.UnsafePath(data) || inputtest.UnsafeString(flag) {
 			t.Skip("names a device or /proc")
 		}
-		dir := t.TempDir()
-		kc := filepath.Join(dir, "kubeconfig")
-		if err := os.WriteFile(kc, []byte(inputtest.Kubeconfig), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, kc := inputtest.KubeconfigDir(t)
 		file := filepath.Join(dir, "options.yaml")
 		if err := os.WriteFile(file, bytes.ReplaceAll(data, []byte("KUBECONFIG"), []byte(kc)), 0o600); err != nil {
 			t.Fatal(err)

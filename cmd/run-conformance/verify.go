@@ -71,7 +71,7 @@ func verifyBundle(out io.Writer, path string, pub ed25519.PublicKey) error {
 	}
 	fmt.Fprintln(out, o.Summary())
 	if o.Code == certify.NotConformant {
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%s is valid but not conformant: conformance %s", path, o.Report.Result)}
+		return exitcode.Failedf("%s is valid but not conformant: conformance %s", path, o.Report.Result)
 	}
 	return nil
 }

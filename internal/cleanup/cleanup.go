@@ -74,7 +74,7 @@ func Run(ctx context.Context, out io.Writer, o Options, clusterGiven bool) error
 	defer context.AfterFunc(sig.Ctx, cancel)()
 	err := o.clean(ctx, out, cfg)
 	if s := sig.Received(); s != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("interrupted by %s: cleanup stopped before it finished; run it again to finish", interrupt.SignalName(s))}
+		return exitcode.Failedf("interrupted by %s: cleanup stopped before it finished; run it again to finish", interrupt.SignalName(s))
 	}
 	return err
 }

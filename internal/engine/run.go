@@ -247,12 +247,12 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 		return exitcode.Usagef("tear-down failed: %v", closeErr)
 	}
 	if sig := sig.Received(); sig != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("interrupted by %s: the run stopped early, the cluster was stopped and its files removed; what ran is in %s",
-			interrupt.SignalName(sig), filepath.Join(o.ReportDir, reports.RunLogName))}
+		return exitcode.Failedf("interrupted by %s: the run stopped early, the cluster was stopped and its files removed; what ran is in %s",
+			interrupt.SignalName(sig), filepath.Join(o.ReportDir, reports.RunLogName))
 	}
 	if s.Failed > 0 || s.Flaky > 0 {
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%s (details in %s and %s)", notPassedText(s),
-			filepath.Join(o.ReportDir, reports.RunLogName), filepath.Join(o.ReportDir, htmlreport.FileName))}
+		return exitcode.Failedf("%s (details in %s and %s)", notPassedText(s),
+			filepath.Join(o.ReportDir, reports.RunLogName), filepath.Join(o.ReportDir, htmlreport.FileName))
 	}
 	if selected(res) == 0 {
 		return exitcode.Usagef("no spec matched the selection (see 'run-conformance list')")

@@ -58,7 +58,7 @@ func runAsWorker(out io.Writer, o runconfig.Config) error {
 		return exitcode.Usagef("worker tear-down: %v", closeErr)
 	}
 	if res.Summary.Failed > 0 {
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%d spec case(s) failed", res.Summary.Failed)}
+		return exitcode.Failedf("%d spec case(s) failed", res.Summary.Failed)
 	}
 	return nil
 }

@@ -64,6 +64,13 @@ func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []re
 	for _, s := range p.runOpts.Selection.Skip {
 		args = append(args, "--skip", s)
 	}
+	// Not through framework/childproc, nor are the matrix's targets
+	// (internal/engine/matrix): childproc starts roles of this binary
+	// through the environment, in this process's group, and stops them
+	// itself; a worker is a `run` of its own, in its own process group so
+	// that each interrupt reaches it once, from this process (forward),
+	// and it ends on its own. One child-process package for all of them
+	// (issue 22) is left for after the move.
 	cmd := exec.Command(exe, args...)
 	cmd.Env = repetitionEnv(rep)
 	cmd.Stdout, cmd.Stderr = logFile, logFile

@@ -133,6 +133,18 @@ func RoundTrip(t *testing.T, o runconfig.Config) {
 	}
 }
 
+// KubeconfigDir is a new temp dir holding Kubeconfig, and the
+// kubeconfig's path: fuzzed input names it for KUBECONFIG.
+func KubeconfigDir(t *testing.T) (dir, path string) {
+	t.Helper()
+	dir = t.TempDir()
+	path = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(path, []byte(Kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, path
+}
+
 // Kubeconfig is a kubeconfig of a cluster that is never there.
 const Kubeconfig = `apiVersion: v1
 kind: Config

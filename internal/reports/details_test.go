@@ -15,7 +15,7 @@ import (
 func TestRunLogDetailsShowTheHarnessDelay(t *testing.T) {
 	res := reporttest.Results(time.Unix(0, 0), 1)
 	var log bytes.Buffer
-	WriteDetails(&log, res, report.Build(res, nil))
+	writeDetails(&log, res, report.Build(res, nil))
 	want := "at suites/webhooks/propagation.go:61\nharness wake-ups up to 42.5ms late\nmeasured webhook-config-propagation"
 	if !strings.Contains(log.String(), want) {
 		t.Errorf("run.log details lack %q:\n%s", want, log.String())

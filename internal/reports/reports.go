@@ -56,7 +56,7 @@ func (rs Set) Write(res results.Results) (report.ConformanceReport, error) {
 		return rep, fmt.Errorf("cannot write %s: %w", junit.FileName, err)
 	}
 	if rs.RunLog != nil {
-		WriteDetails(rs.RunLog, res, rep)
+		writeDetails(rs.RunLog, res, rep)
 	}
 	if rs.Keep != "" {
 		var kept []string
@@ -120,10 +120,10 @@ func KeepInHistory(dir, historyDir string, impl *report.Implementation) error {
 	return writeHTML(dir, htmlreport.Input{Results: res, Report: report.Build(res, impl)}, historyDir)
 }
 
-// WriteDetails ends the run log with the profiles' results and the full
+// writeDetails ends the run log with the profiles' results and the full
 // story of every case that did not pass: message, location, how late the
 // harness's own wake-ups came, measurements and what the fake webhooks saw.
-func WriteDetails(w io.Writer, res results.Results, rep report.ConformanceReport) {
+func writeDetails(w io.Writer, res results.Results, rep report.ConformanceReport) {
 	fmt.Fprintf(w, "\n=== report: %s\n", rep.Result)
 	for _, p := range rep.Profiles {
 		s := p.Statistics

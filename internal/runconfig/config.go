@@ -214,7 +214,7 @@ func (o *Config) Validate() error {
 	}
 	// Labels select as Ginkgo will (focus and skip, which match texts only
 	// the run knows, are left to it).
-	if !o.MayRun(func(spec.Spec) bool { return true }) {
+	if !o.mayRun(func(spec.Spec) bool { return true }) {
 		return exitcode.Usagef("no spec matches the selection (--suite, --profile, --label-filter, --rerun-failed): see 'run-conformance list' for the specs and their labels")
 	}
 	return nil

@@ -23,7 +23,7 @@ func (o *Config) validateReferenceInitializers() error {
 // spec that needs them. The harness installs them only where the cluster can
 // call this host (HostWebhooksReachable).
 func (o *Config) Initializers() harness.ReferenceInitializers {
-	install := o.ReferenceInitializers && o.MayRun(func(s spec.Spec) bool {
+	install := o.ReferenceInitializers && o.mayRun(func(s spec.Spec) bool {
 		return slices.Contains(s.Features, features.ReferenceInitializers)
 	})
 	return harness.ReferenceInitializers{Install: install, Fault: o.InitializersFault}

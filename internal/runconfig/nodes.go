@@ -52,7 +52,7 @@ func (o *Config) NodeSpec() nodes.Spec {
 // include a spec that uses nodes (the nodeadmit suite, and specs needing
 // NodeAdmission), since each node costs a process and a ten-second warm-up.
 func (o *Config) NodeCount() int {
-	if o.Nodes == 0 || !o.MayRun(UsesNodes) {
+	if o.Nodes == 0 || !o.mayRun(UsesNodes) {
 		return 0
 	}
 	return o.Nodes

@@ -2,12 +2,7 @@ package runconfig
 
 import (
 	"runtime"
-	"slices"
 
-	"github.com/onsi/ginkgo/v2/types"
-
-	"github.com/admission-conformance/admission-conformance/framework/runner"
-	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
@@ -31,28 +26,4 @@ func (o *Config) validateParallel() error {
 		return exitcode.Usagef("--parallel must be 0 (chosen for this machine) or more, got %d", o.Parallel)
 	}
 	return nil
-}
-
-// SelectedSpecs counts the specs the selection (suites, profiles, label
-// filters, --rerun-failed) can include; focus and skip may only narrow it.
-// A label filter that does not parse counts as including everything, as in
-// mayRun.
-func (o *Config) SelectedSpecs() int {
-	matches := func([]string) bool { return true }
-	if filter := runner.AndFilters(o.LabelFilter, o.RerunFilter); filter != "" {
-		parsed, err := types.ParseLabelFilter(filter)
-		if err != nil {
-			return len(spec.All())
-		}
-		matches = parsed
-	}
-	n := 0
-	for _, s := range spec.All() {
-		if (len(o.Suites) > 0 && !slices.Contains(o.Suites, s.Suite)) ||
-			(len(o.Profiles) > 0 && !slices.Contains(o.Profiles, string(s.Profile))) || !matches(s.Labels()) {
-			continue
-		}
-		n++
-	}
-	return n
 }

@@ -32,9 +32,9 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/selfimage"
 )
 
-// LostAfter is how long the client keeps trying to reach a cluster that
+// lostAfter is how long the client keeps trying to reach a cluster that
 // stopped answering before it gives up following the run.
-const LostAfter = 2 * time.Minute
+const lostAfter = 2 * time.Minute
 
 // runClient is the user's side of an in-cluster run.
 type runClient struct {
@@ -58,7 +58,7 @@ func Run(out io.Writer, o runconfig.Config, logger logr.Logger) error {
 		return exitcode.Usagef("cannot create report dir: %v", err)
 	}
 	runID := harness.NewRunID()
-	c := &runClient{out: out, o: o, logger: logger, where: ClusterFlags(o.Kubeconfig, o.Context)}
+	c := &runClient{out: out, o: o, logger: logger, where: clusterFlags(o.Kubeconfig, o.Context)}
 	sig := interrupt.Watch(func(s os.Signal) {
 		fmt.Fprintf(os.Stderr, "run-conformance: interrupted a third time (%s): exiting now; the in-cluster run %s may be left in the cluster: "+
 			"run 'run-conformance cleanup %s --run %s'\n", interrupt.SignalName(s), runID, c.where, runID)
@@ -136,8 +136,8 @@ func Run(out io.Writer, o runconfig.Config, logger logr.Logger) error {
 	return c.follow(sig, r)
 }
 
-// ClusterFlags spell the cluster for suggested commands.
-func ClusterFlags(kubeconfigPath, context string) string {
+// clusterFlags spell the cluster for suggested commands.
+func clusterFlags(kubeconfigPath, context string) string {
 	s := "--kubeconfig " + kubeconfigPath
 	if kubeconfigPath == "" {
 		s = "--kubeconfig ~/.kube/config"

@@ -53,7 +53,7 @@ func Fetch(out io.Writer, o FetchOptions, runGiven bool) error {
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
-	where := ClusterFlags(o.Kubeconfig, o.Context)
+	where := clusterFlags(o.Kubeconfig, o.Context)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	runs, err := clusterrun.List(ctx, client, o.RunID)
 	cancel()
@@ -110,11 +110,11 @@ func (o FetchOptions) wait(out io.Writer, client kubernetes.Interface, st cluste
 		return exitcode.Usagef("in-cluster run %s is running but its pod is not there (%v)", st.ID, err)
 	}
 	fmt.Fprintf(out, "in-cluster run %s is running; its output follows\n", st.ID)
-	f := &clusterrun.Follower{Client: client, Namespace: st.Namespace, Pod: pods.Items[0].Name, Out: out, Lost: LostAfter}
+	f := &clusterrun.Follower{Client: client, Namespace: st.Namespace, Pod: pods.Items[0].Name, Out: out, Lost: lostAfter}
 	err = f.Follow(sig.Ctx)
 	if s := sig.Received(); s != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("interrupted by %s: stopped following; the run goes on in the cluster ('run-conformance results %s --run %s')",
-			interrupt.SignalName(s), where, st.ID)}
+		return exitcode.Failedf("interrupted by %s: stopped following; the run goes on in the cluster ('run-conformance results %s --run %s')",
+			interrupt.SignalName(s), where, st.ID)
 	}
 	if err != nil && !errors.Is(err, clusterrun.ErrPodGone) {
 		return exitcode.Usagef("following in-cluster run %s: %v", st.ID, exitcode.OneLine(err.Error()))

@@ -35,7 +35,7 @@ func (c *runClient) follow(sig *interrupt.Watcher, r *clusterrun.Run) error {
 		return exitcode.Usagef("in-cluster run did not start: %v (removed what it created)", exitcode.OneLine(err.Error()))
 	}
 	fmt.Fprintf(c.out, "pod %s/%s runs; its output follows\n", ns, pod)
-	f := &clusterrun.Follower{Client: c.client, Namespace: ns, Pod: pod, Out: c.out, Lost: LostAfter}
+	f := &clusterrun.Follower{Client: c.client, Namespace: ns, Pod: pod, Out: c.out, Lost: lostAfter}
 	err = f.Follow(sig.Ctx)
 	interrupted := sig.Received()
 	if interrupted != nil && errors.Is(err, context.Canceled) {
@@ -73,7 +73,7 @@ func (c *runClient) follow(sig *interrupt.Watcher, r *clusterrun.Run) error {
 	derr := c.delete(r, true)
 	if ferr != nil {
 		if interrupted != nil {
-			return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("interrupted by %s: the run's pod published no reports; what it printed is above", interrupt.SignalName(interrupted))}
+			return exitcode.Failedf("interrupted by %s: the run's pod published no reports; what it printed is above", interrupt.SignalName(interrupted))
 		}
 		return exitcode.Usagef("the run's pod ended (exit code %d %s) without publishing its reports; what it printed is above", code, reason)
 	}

@@ -57,7 +57,7 @@ func PodRunArgs(o runconfig.Config, claims []string) []string {
 	if len(o.NodeAdmissionNodes) > 0 {
 		a = append(a, "--node-admission-nodes", strings.Join(o.NodeAdmissionNodes, ","))
 	}
-	a = append(a, BoundArgs(o.Bounds)...)
+	a = append(a, boundArgs(o.Bounds)...)
 	if o.Parallel != 0 {
 		a = append(a, "--parallel", strconv.Itoa(o.Parallel))
 	}
@@ -75,9 +75,9 @@ func PodRunArgs(o runconfig.Config, claims []string) []string {
 	return a
 }
 
-// BoundArgs are --bound flags for every bound that differs from its
+// boundArgs are --bound flags for every bound that differs from its
 // default, in the order of bounds.Keys.
-func BoundArgs(b bounds.Bounds) []string {
+func boundArgs(b bounds.Bounds) []string {
 	asMap := func(b bounds.Bounds) map[string]string {
 		data, _ := json.Marshal(b)
 		m := map[string]string{}

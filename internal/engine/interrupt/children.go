@@ -11,7 +11,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/rundir"
 )
 
-// KillChildren kills this process's children, each with its process group
+// killChildren kills this process's children, each with its process group
 // if it leads one (a parallel worker): for an exit that will not stop them
 // in order (the third signal), which must not leave them running, nor
 // writing into the run's dirs as it removes them (rundir.RemoveOwn renames
@@ -19,7 +19,7 @@ import (
 // that no longer exists). Where there is no /proc it does nothing (the
 // children end when their stdin pipe closes). It returns the children it
 // signalled (a killed one stays listed until it is reaped).
-func KillChildren() (killed []int) {
+func killChildren() (killed []int) {
 	self := os.Getpid()
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, f := range stats {
@@ -72,7 +72,7 @@ const forceSettle = 200 * time.Millisecond
 // process can make its dir after the first removal.
 func RemoveOwnDirs() []string {
 	killed := map[int]bool{}
-	for _, pid := range KillChildren() {
+	for _, pid := range killChildren() {
 		killed[pid] = true
 	}
 	removed := rundir.RemoveOwn("")
@@ -80,7 +80,7 @@ func RemoveOwnDirs() []string {
 	for deadline := time.Now().Add(forceSettle); quiet < 2 && time.Now().Before(deadline); {
 		time.Sleep(forceSettle / 10)
 		quiet++
-		for _, pid := range KillChildren() {
+		for _, pid := range killChildren() {
 			if !killed[pid] {
 				killed[pid] = true
 				quiet = 0 // one that started after the first kill

@@ -86,11 +86,7 @@ func FuzzMatrixFile(f *testing.F) {
 		if inputtest.UnsafePath(data) {
 			t.Skip("names a device or /proc")
 		}
-		dir := t.TempDir()
-		kc := filepath.Join(dir, "kubeconfig")
-		if err := os.WriteFile(kc, []byte(inputtest.Kubeconfig), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, kc := inputtest.KubeconfigDir(t)
 		file := filepath.Join(dir, "matrix.yaml")
 		if err := os.WriteFile(file, bytes.ReplaceAll(data, []byte("KUBECONFIG"), []byte(kc)), 0o600); err != nil {
 			t.Fatal(err)
@@ -125,11 +121,7 @@ func FuzzTargetFlag(f *testing.F) {
 		if inputtest.UnsafeString(spec) {
 			t.Skip("names a device or /proc")
 		}
-		dir := t.TempDir()
-		kc := filepath.Join(dir, "kubeconfig")
-		if err := os.WriteFile(kc, []byte(inputtest.Kubeconfig), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, kc := inputtest.KubeconfigDir(t)
 		_, err := parseTarget(strings.ReplaceAll(spec, "KUBECONFIG", kc))
 		inputtest.CheckUsageError(t, "--target", spec, err)
 		loadMatrix(t, dir, Options{Targets: []string{strings.ReplaceAll(spec, "KUBECONFIG", kc)},

@@ -164,7 +164,7 @@ func (p *Plan) Run(out io.Writer, version string) error {
 	case matrixreport.ExitPassed:
 		return nil
 	case matrixreport.ExitFailed:
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("target(s) %s failed spec cases (see %s)", strings.Join(failed, ", "), filepath.Join(p.dir, matrixreport.HTMLName))}
+		return exitcode.Failedf("target(s) %s failed spec cases (see %s)", strings.Join(failed, ", "), filepath.Join(p.dir, matrixreport.HTMLName))
 	default:
 		return exitcode.Usagef("target(s) %s could not be run (see %s)", strings.Join(broken, ", "), filepath.Join(p.dir, matrixreport.HTMLName))
 	}
@@ -230,6 +230,8 @@ func (p *Plan) runTarget(out io.Writer, mu *sync.Mutex, children map[*exec.Cmd]b
 		return exitcode.Usage, err.Error()
 	}
 	defer logFile.Close()
+	// Started as the parallel run's workers are, not through
+	// framework/childproc (see the engine's workerprocs.go for why).
 	cmd := exec.Command(exe, "run", "--options", optionsFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, _ := cmd.StdoutPipe()
