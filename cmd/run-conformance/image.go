@@ -12,9 +12,9 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/selfimage"
 )
 
-// DefaultPluginImage is the name `image` gives the harness image unless
-// --ref says otherwise.
-var DefaultPluginImage = selfimage.DefaultRef(version)
+// defaultImage is the name `image` gives the harness image unless --ref
+// says otherwise (and an in-cluster run on kind loads, unless --image does).
+func defaultImage() string { return selfimage.DefaultRef(version) }
 
 func newImageCommand() *cobra.Command {
 	var out string
@@ -42,7 +42,7 @@ func newImageCommand() *cobra.Command {
 				}
 			}
 			if len(refs) == 0 {
-				refs = []string{DefaultPluginImage}
+				refs = []string{defaultImage()}
 			}
 			res, err := selfimage.Write(out, refs, version)
 			if err != nil {
@@ -53,6 +53,6 @@ func newImageCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the archive to write")
-	cmd.Flags().StringArrayVar(&refs, "ref", nil, "image name with tag, repeatable (default "+DefaultPluginImage+")")
+	cmd.Flags().StringArrayVar(&refs, "ref", nil, "image name with tag, repeatable (default "+defaultImage()+")")
 	return cmd
 }

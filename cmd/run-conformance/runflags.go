@@ -23,6 +23,7 @@ type runOptions struct {
 	boundFlags  []string
 }
 
+// defaultRunOptions are run's flags when none is given.
 func defaultRunOptions() runOptions {
 	return runOptions{Config: runconfig.Default()}
 }
@@ -143,12 +144,14 @@ func (o *runOptions) addRepeatFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.RepeatOnlyMeasured, "repeat-only-measured", o.RepeatOnlyMeasured, "with --repeat, repeat only the cases that recorded a measurement in their first run (the others run once)")
 }
 
+// addInClusterFlags binds the in-cluster client's flags and its pod's
+// hidden ones (the client writes them: internal/engine/incluster).
 func (o *runOptions) addInClusterFlags(fs *pflag.FlagSet) {
 	ic := &o.InClusterOptions
 	fs.BoolVar(&ic.InCluster, "in-cluster", ic.InCluster, "run the harness in the cluster (provider kubeconfig or kind): a Job of the harness image serving the fake webhooks behind a Service; "+
 		"its output streams here, its reports are copied to --report-dir, and everything it created is deleted at the end")
 	fs.StringVar(&ic.Image, "image", ic.Image, "the harness image the cluster pulls for --in-cluster (write it with 'run-conformance image'); "+
-		"with --provider kind, default "+DefaultPluginImage+", loaded into the nodes")
+		"with --provider kind, default "+defaultImage()+", loaded into the nodes")
 	fs.StringVar(&ic.ImageArchive, "image-archive", ic.ImageArchive, "with --in-cluster --provider kind: load this image archive into the nodes (default: one of this binary, written for the run); it must hold --image")
 	fs.StringVar(&ic.RunID, incluster.FlagRunID, ic.RunID, "the run ID (in-cluster pod)")
 	fs.StringVar(&ic.WebhookListen, incluster.FlagWebhookListen, ic.WebhookListen, "where the fake webhooks listen (in-cluster pod)")
@@ -171,5 +174,6 @@ func addKindFlags(fs *pflag.FlagSet, k *runconfig.KindOptions) {
 	fs.BoolVar(&k.Keep, "keep-cluster", k.Keep, "leave the kind cluster this run created running (provider kind)")
 }
 
+// noCeilingsHelp is --no-ceilings' help, the same for run and certify.
 const noCeilingsHelp = "do not check --apiservers, --nodes, --parallel and --kind-topology against what this machine holds " +
 	"(its free memory and CPUs, at measured costs per part; see docs/running.md, Ceilings), nor --repeat against its ceiling of 100"
