@@ -60,16 +60,16 @@ FUZZ_TARGETS ?= \
 	./framework/cluster/kubeconfig:FuzzLoadConfig \
 	./framework/incluster:FuzzUnpack \
 	./cmd/run-conformance:FuzzOptionsFile \
-	./cmd/run-conformance:FuzzMatrixFile \
-	./cmd/run-conformance:FuzzTargetFlag \
-	./cmd/run-conformance:FuzzLabelFilter \
+	./internal/engine/matrix:FuzzMatrixFile \
+	./internal/engine/matrix:FuzzTargetFlag \
+	./internal/runconfig:FuzzLabelFilter \
 	./cmd/run-conformance:FuzzFocusSkip \
 	./cmd/run-conformance:FuzzBoundFlag \
-	./cmd/run-conformance:FuzzEtcdDelay \
-	./cmd/run-conformance:FuzzRerunFailed \
+	./internal/runconfig:FuzzEtcdDelay \
+	./internal/runconfig:FuzzRerunFailed \
 	./cmd/run-conformance:FuzzReportResults \
 	./cmd/run-conformance:FuzzCompareResults \
-	./cmd/run-conformance:FuzzFetchedResults
+	./internal/reports:FuzzFetchedResults
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

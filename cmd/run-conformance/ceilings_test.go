@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
 // ceilingLine is the ceiling and how it was worked out.
@@ -47,7 +49,7 @@ func TestCountsOverTheMachinesCeilingExitTwoAtOnce(t *testing.T) {
 			started := time.Now()
 			r := runCLIIn(t, tmp, work, nil, c.args...)
 			took := time.Since(started)
-			r.mustExit(t, exitUsage)
+			r.mustExit(t, exitcode.Usage)
 			line := strings.TrimSpace(r.stderr)
 			if strings.Contains(line, "\n") || !strings.Contains(line, c.want) || !strings.Contains(line, "pass --no-ceilings") ||
 				!ceilingLine.MatchString(line) {
@@ -88,7 +90,7 @@ func TestNoCeilingsSkipsTheCheck(t *testing.T) {
 		{"run", "--options", options, "--report-dir", notADir},
 	} {
 		r := runCLI(t, args...)
-		r.mustExit(t, exitUsage)
+		r.mustExit(t, exitcode.Usage)
 		if !strings.Contains(r.stderr, "is a file, not a directory") || strings.Contains(r.stderr, "ceiling") {
 			t.Errorf("%v: want the report dir refused, not the counts:\n%s", args, r.stderr)
 		}
@@ -98,7 +100,7 @@ func TestNoCeilingsSkipsTheCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runCLI(t, "run", "--options", options, "--report-dir", notADir)
-	r.mustExit(t, exitUsage)
+	r.mustExit(t, exitcode.Usage)
 	if !strings.Contains(r.stderr, "--nodes 100000 is over this machine's ceiling") {
 		t.Errorf("options file's nodes: 100000 not refused:\n%s", r.stderr)
 	}

@@ -1,23 +1,14 @@
 package main
 
 import (
-	"context"
-	"crypto/ed25519"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/admission-conformance/admission-conformance/framework/certify"
-	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/report"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
-	"github.com/admission-conformance/admission-conformance/framework/report/junit"
-	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/engine"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
 // certify is its own command, not `run --certify`: it takes every flag of
@@ -41,47 +32,17 @@ A reviewer checks it with 'run-conformance verify BUNDLE --key PUBLIC_KEY'.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if signKey == "" {
-				return usageError("--sign-key is required: an Ed25519 private key in PKCS#8 PEM (make one with 'run-conformance certify keygen --out vendor.key')")
+				return exitcode.Usagef("--sign-key is required: an Ed25519 private key in PKCS#8 PEM (make one with 'run-conformance certify keygen --out vendor.key')")
 			}
 			key, err := certify.ReadPrivateKey(signKey)
 			if err != nil {
-				return usageError("--sign-key %s: %v", signKey, oneLine(err.Error()))
+				return exitcode.Usagef("--sign-key %s: %v", signKey, exitcode.OneLine(err.Error()))
 			}
 			if err := o.load(cmd.Flags()); err != nil {
 				return err
 			}
-			if o.InCluster || o.attach != "" {
-				return usageError("certify runs from this machine: --in-cluster (and worker) runs cannot be certified")
-			}
-			if bundle == "" {
-				bundle = filepath.Join(o.ReportDir, certify.DefaultName)
-			}
-			if err := checkOutputDir("--bundle", filepath.Dir(bundle)); err != nil {
-				return err
-			}
-			var fp *certify.Fingerprint
-			o.beforeStop = func(env *harness.Env) {
-				f := certify.Collect(context.Background(), env.Cluster)
-				fp = &f
-			}
-			runErr := runConformance(cmd.OutOrStdout(), o)
-			var ee *exitError
-			if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
-				return runErr // no results of this run to certify
-			}
-			if fp == nil {
-				if runErr != nil {
-					return runErr
-				}
-				return usageError("no bundle: the run ran no spec against a cluster")
-			}
-			size, err := writeBundle(bundle, o.ReportDir, *fp, key)
-			if err != nil {
-				return usageError("cannot write the certification bundle: %v", err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "certification bundle %s (%d bytes), signed by key %s; check it with 'run-conformance verify %s --key PUBLIC_KEY'\n",
-				bundle, size, certify.KeyID(key.Public().(ed25519.PublicKey)), bundle)
-			return runErr // a failed case still fails the command, as with run
+			o.Version = version
+			return engine.Certify(cmd.OutOrStdout(), o.Config, key, bundle)
 		},
 	}
 	o.addFlags(cmd.Flags())
@@ -89,48 +50,6 @@ A reviewer checks it with 'run-conformance verify BUNDLE --key PUBLIC_KEY'.`,
 	cmd.Flags().StringVar(&bundle, "bundle", "", "where to write the bundle (default REPORT_DIR/"+certify.DefaultName+")")
 	cmd.AddCommand(newKeygenCommand())
 	return cmd
-}
-
-// writeBundle packs the report dir's reports and run log with the
-// fingerprint and harness.json.
-func writeBundle(path, dir string, fp certify.Fingerprint, key ed25519.PrivateKey) (int64, error) {
-	files := map[string][]byte{}
-	for _, name := range []string{results.FileName, report.FileName, junit.FileName, htmlreport.FileName, runLogName} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return 0, err
-		}
-		files[name] = data
-	}
-	res, err := results.Read(filepath.Join(dir, results.FileName))
-	if err != nil {
-		return 0, err
-	}
-	h, err := thisHarness(res)
-	if err != nil {
-		return 0, err
-	}
-	for name, v := range map[string]any{certify.FingerprintName: fp, certify.HarnessName: h} {
-		data, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return 0, err
-		}
-		files[name] = append(data, '\n')
-	}
-	mtime := res.FinishedAt
-	if mtime.IsZero() {
-		mtime = res.StartedAt
-	}
-	return certify.Write(path, files, key, mtime)
-}
-
-// thisHarness is harness.json of this binary for res.
-func thisHarness(res results.Results) (certify.Harness, error) {
-	goVersion := "unknown"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		goVersion = info.GoVersion
-	}
-	return certify.NewHarness(version, certify.VCSCommit(), kubernetesModuleVersion(), goVersion, res)
 }
 
 func newKeygenCommand() *cobra.Command {
@@ -141,26 +60,26 @@ func newKeygenCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return usageError("--out is required")
+				return exitcode.Usagef("--out is required")
 			}
 			priv, pub, err := certify.GenerateKey()
 			if err != nil {
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			// Never overwrite a key.
 			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 			if err != nil {
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			if _, err := f.Write(priv); err != nil {
 				f.Close()
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			if err := f.Close(); err != nil {
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			if err := os.WriteFile(out+".pub", pub, 0o644); err != nil {
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			k, _ := certify.ParsePublicKey(pub)
 			fmt.Fprintf(cmd.OutOrStdout(), "private key %s, public key %s.pub (key %s)\n", out, out, certify.KeyID(k))

@@ -1,40 +1,19 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/framework/rundir"
-	"github.com/admission-conformance/admission-conformance/framework/runobjects"
+	"github.com/admission-conformance/admission-conformance/internal/cleanup"
 )
 
-type cleanupOptions struct {
-	kubeconfig, context, runID string
-	kind, runGiven             bool
-	timeout                    time.Duration
-}
-
 func newCleanupCommand() *cobra.Command {
-	var o cleanupOptions
+	var o cleanup.Options
 	cmd := &cobra.Command{
 		Use:   "cleanup",
 		Short: "Remove what killed runs left: embedded clusters' files, objects in a cluster, kind clusters",
@@ -49,192 +28,15 @@ func newCleanupCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs := cmd.Flags()
-			o.runGiven = fs.Changed("run")
-			return o.run(cmd.Context(), cmd.OutOrStdout(), fs.Changed("kubeconfig") || fs.Changed("context") || o.runGiven)
+			o.RunGiven = fs.Changed("run")
+			return cleanup.Run(cmd.Context(), cmd.OutOrStdout(), o, fs.Changed("kubeconfig") || fs.Changed("context") || o.RunGiven)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to sweep")
-	fs.StringVar(&o.context, "context", "", "kubeconfig context")
-	fs.StringVar(&o.runID, "run", "", "only this run's objects (the run ID; default every run's)")
-	fs.BoolVar(&o.kind, "kind", false, "also delete the kind clusters runs created and left behind")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long to wait for deletions to finish")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to sweep")
+	fs.StringVar(&o.Context, "context", "", "kubeconfig context")
+	fs.StringVar(&o.RunID, "run", "", "only this run's objects (the run ID; default every run's)")
+	fs.BoolVar(&o.Kind, "kind", false, "also delete the kind clusters runs created and left behind")
+	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long to wait for deletions to finish")
 	return cmd
-}
-
-func (o cleanupOptions) run(ctx context.Context, out io.Writer, clusterGiven bool) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if o.timeout <= 0 {
-		return usageError("--timeout must be positive, got %s", o.timeout)
-	}
-	var cfg *rest.Config
-	if clusterGiven {
-		if o.runGiven {
-			if err := checkRunID(o.runID); err != nil {
-				return err
-			}
-		}
-		var err error
-		if cfg, err = kubeconfig.New(kubeconfig.WithPath(o.kubeconfig), kubeconfig.WithContext(o.context)).LoadConfig(); err != nil {
-			return usageError("%v", err)
-		}
-	}
-	// SIGINT, SIGTERM and SIGHUP stop cleanup where it is (deletions it
-	// asked for go on in the cluster); a second cleanup finishes the rest.
-	sig := watchInterrupts(func(s os.Signal) {
-		fmt.Fprintf(os.Stderr, "run-conformance: interrupted a third time (%s): exiting now; run 'run-conformance cleanup' again to finish\n", signalName(s))
-		os.Exit(exitFailed)
-	})
-	defer sig.stop()
-	sig.tell(out, bounds.Defaults().InterruptStop.Duration)
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	defer context.AfterFunc(sig.ctx, cancel)()
-	err := o.clean(ctx, out, cfg)
-	if s := sig.received(); s != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("interrupted by %s: cleanup stopped before it finished; run it again to finish", signalName(s))}
-	}
-	return err
-}
-
-// clean is cleanup's work once its input is checked: the dirs of killed
-// runs, kind clusters, a cluster's labelled objects (cfg, if given).
-func (o cleanupOptions) clean(ctx context.Context, out io.Writer, cfg *rest.Config) error {
-	removed, err := rundir.RemoveLeftovers("")
-	for _, l := range removed {
-		fmt.Fprintf(out, "removed the files of a killed run: %s\n", l)
-	}
-	if err != nil {
-		return usageError("%v", err)
-	}
-	if len(removed) == 0 {
-		fmt.Fprintf(out, "no files left by a killed run in %s\n", os.TempDir())
-	}
-	if o.kind {
-		deleted, err := kind.DeleteLeftovers(kind.DefaultLedgerDir())
-		for _, n := range deleted {
-			fmt.Fprintf(out, "deleted kind cluster %s\n", n)
-		}
-		if err != nil {
-			return usageError("%v", err)
-		}
-		if len(deleted) == 0 {
-			fmt.Fprintln(out, "no kind cluster left by a run")
-		}
-	}
-	if cfg == nil {
-		return nil
-	}
-	return sweepCluster(ctx, out, cfg, o.runID)
-}
-
-// sweepCluster prints what carries the run label, deletes it and waits
-// until the namespaces are gone. In-cluster runs (run --in-cluster) are
-// deleted whole (pod, objects, what their specs left); without --run, one
-// still running is left alone, with what its specs created.
-func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID string) error {
-	client, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	runs, err := incluster.List(ctx, kc, runID)
-	if err != nil {
-		return usageError("cluster at %s: %v", cfg.Host, oneLine(err.Error()))
-	}
-	live := map[string]bool{}
-	var gone []incluster.Status
-	for _, r := range runs {
-		if runID == "" && r.Running {
-			live[r.ID] = true
-			fmt.Fprintf(out, "in-cluster run %s is still running: left alone (fetch it with 'run-conformance results --run %s', or stop and remove it with 'cleanup --run %s')\n",
-				r.ID, r.ID, r.ID)
-			continue
-		}
-		gone = append(gone, r)
-	}
-	selector := harness.RunLabel
-	if runID != "" {
-		selector += "=" + runID
-	}
-	found, err := labelled(ctx, client, selector, live)
-	if err != nil {
-		return usageError("cluster at %s: %v", cfg.Host, oneLine(err.Error()))
-	}
-	if len(found) == 0 && len(gone) == 0 {
-		fmt.Fprintf(out, "nothing labelled %s or %s in the cluster at %s\n", selector, strings.Replace(selector, harness.RunLabel, incluster.RunLabel, 1), cfg.Host)
-		return nil
-	}
-	removed := 0
-	for _, r := range gone {
-		for _, obj := range r.Objects {
-			fmt.Fprintf(out, "deleting %s (in-cluster run %s)\n", obj, r.ID)
-		}
-		removed += len(r.Objects)
-		if err := incluster.Delete(ctx, kc, r.ID, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard()); err != nil {
-			return usageError("in-cluster run %s: %v", r.ID, oneLine(err.Error()))
-		}
-	}
-	for _, f := range found {
-		fmt.Fprintf(out, "deleting %s\n", f.what)
-	}
-	ids := map[string]bool{}
-	for _, f := range found {
-		ids[f.run] = true
-	}
-	if len(live) == 0 {
-		if err := harness.Sweep(ctx, cfg, runID); err != nil {
-			return usageError("%v", oneLine(err.Error()))
-		}
-	} else {
-		for id := range ids {
-			if err := harness.Sweep(ctx, cfg, id); err != nil {
-				return usageError("%v", oneLine(err.Error()))
-			}
-		}
-	}
-	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		left, err := labelled(ctx, client, selector, live)
-		return err == nil && len(left) == 0, nil
-	})
-	if err != nil {
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return err // interrupted: the caller says so, at once (listing again waits for the client's rate limit)
-		}
-		left, _ := labelled(context.Background(), client, selector, live)
-		return usageError("still in the cluster after the sweep: %v", left)
-	}
-	fmt.Fprintf(out, "removed %d object(s) labelled %s\n", removed+len(found), selector)
-	return nil
-}
-
-// labelledObject is an object a run created, and that run's ID.
-type labelledObject struct{ what, run string }
-
-func (l labelledObject) String() string { return l.what }
-
-// labelled lists those objects carrying the selector's label, but for the
-// runs in skip.
-func labelled(ctx context.Context, client metadata.Interface, selector string, skip map[string]bool) ([]labelledObject, error) {
-	var out []labelledObject
-	for _, k := range runobjects.Kinds() {
-		l, err := client.Resource(k.Resource).List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if apierrors.IsNotFound(err) {
-			continue // a kind this cluster does not serve holds nothing
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", k.What, err)
-		}
-		for _, o := range l.Items {
-			if run := o.Labels[harness.RunLabel]; !skip[run] {
-				out = append(out, labelledObject{what: k.Resource.Resource + "/" + o.Name, run: run})
-			}
-		}
-	}
-	return out, nil
 }

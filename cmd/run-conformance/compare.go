@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report/history"
 	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
 func newCompareCommand() *cobra.Command {
@@ -39,7 +41,7 @@ differs between runs, 2 bad input.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if matrix {
 				if len(args) < 2 {
-					return usageError("compare --matrix needs two runs or more, got %d", len(args))
+					return exitcode.Usagef("compare --matrix needs two runs or more, got %d", len(args))
 				}
 				return nil
 			}
@@ -47,10 +49,10 @@ differs between runs, 2 bad input.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
-				return usageError("--output must be text or json, got %q", output)
+				return exitcode.Usagef("--output must be text or json, got %q", output)
 			}
 			if htmlPath != "" && !matrix {
-				return usageError("--html goes with --matrix")
+				return exitcode.Usagef("--html goes with --matrix")
 			}
 			if err := checkThreshold("--threshold-relative", th.Relative); err != nil {
 				return err
@@ -59,7 +61,7 @@ differs between runs, 2 bad input.`,
 				return err
 			}
 			if th.Absolute < 0 {
-				return usageError("--threshold-absolute must not be negative, got %s", th.Absolute)
+				return exitcode.Usagef("--threshold-absolute must not be negative, got %s", th.Absolute)
 			}
 			if matrix {
 				return compareMatrix(cmd.OutOrStdout(), args, th, output, htmlPath)
@@ -83,7 +85,7 @@ differs between runs, 2 bad input.`,
 				d.WriteText(w)
 			}
 			if n := d.Regressions(); n > 0 {
-				return &exitError{code: exitFailed, err: fmt.Errorf("%d regression(s) from %s to %s", n, old.file, cur.file)}
+				return exitcode.Failedf("%d regression(s) from %s to %s", n, old.file, cur.file)
 			}
 			return nil
 		},
@@ -116,14 +118,14 @@ func comparedRuns(args []string) (comparedRun, comparedRun, error) {
 		return runs[0], runs[1], nil
 	}
 	if info, err := os.Stat(args[0]); err != nil || !info.IsDir() {
-		return comparedRun{}, comparedRun{}, usageError("with one argument, compare needs a history dir (see run --history), got %s", args[0])
+		return comparedRun{}, comparedRun{}, exitcode.Usagef("with one argument, compare needs a history dir (see run --history), got %s", args[0])
 	}
 	runs, err := history.Runs(args[0])
 	if err != nil {
-		return comparedRun{}, comparedRun{}, usageError("history dir %s: %v", args[0], oneLine(err.Error()))
+		return comparedRun{}, comparedRun{}, exitcode.Usagef("history dir %s: %v", args[0], exitcode.OneLine(err.Error()))
 	}
 	if len(runs) < 2 {
-		return comparedRun{}, comparedRun{}, usageError("history dir %s keeps %d run(s); compare needs two", args[0], len(runs))
+		return comparedRun{}, comparedRun{}, exitcode.Usagef("history dir %s keeps %d run(s); compare needs two", args[0], len(runs))
 	}
 	old, cur := runs[len(runs)-2], runs[len(runs)-1]
 	return comparedRun{old.Results, old.Dir}, comparedRun{cur.Results, cur.Dir}, nil
@@ -149,7 +151,7 @@ func compareMatrix(w io.Writer, args []string, th compare.Thresholds, output, ht
 	m := compare.NewMatrix(runs, th)
 	if htmlPath != "" {
 		if err := htmlreport.WriteMatrixFile(htmlPath, htmlreport.MatrixInput{Matrix: m, Generated: time.Now()}); err != nil {
-			return usageError("--html %s: %v", htmlPath, err)
+			return exitcode.Usagef("--html %s: %v", htmlPath, err)
 		}
 	}
 	if output == "json" {
@@ -162,7 +164,7 @@ func compareMatrix(w io.Writer, args []string, th compare.Thresholds, output, ht
 		m.WriteText(w)
 	}
 	if m.CasesDiffering > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d spec case(s) differ in state between the %d runs", m.CasesDiffering, len(runs))}
+		return exitcode.Failedf("%d spec case(s) differ in state between the %d runs", m.CasesDiffering, len(runs))
 	}
 	return nil
 }
@@ -174,7 +176,20 @@ func matrixHTMLPath(path string) (string, error) {
 		return filepath.Join(path, htmlreport.MatrixFileName), nil
 	}
 	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
-		return "", usageError("--html %s: its directory %s does not exist: create it first or write elsewhere", path, filepath.Dir(path))
+		return "", exitcode.Usagef("--html %s: its directory %s does not exist: create it first or write elsewhere", path, filepath.Dir(path))
 	}
 	return path, nil
+}
+
+// checkThreshold rejects negative, infinite and not-a-number thresholds.
+func checkThreshold(flag string, v float64) error {
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return exitcode.Usagef("%s must be a finite number, 0 or more, got %v", flag, v)
+	}
+	return nil
+}
+
+// resolveError says what a results argument must be.
+func resolveError(what, path string, err error) error {
+	return exitcode.Usagef("%s %s: %v (give a results.json, a report dir or a history dir)", what, path, exitcode.OneLine(err.Error()))
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
 // newHollowNodeCommand runs one hollow kubelet from a node configuration
@@ -20,7 +21,7 @@ func newHollowNodeCommand() *cobra.Command {
 		Args:   cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if config == "" {
-				return usageError("hollow-node needs --config")
+				return exitcode.Usagef("hollow-node needs --config")
 			}
 			return nodes.RunChild(nodes.RoleHollowNode, config)
 		},

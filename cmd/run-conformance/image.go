@@ -7,12 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/image"
+	"github.com/admission-conformance/admission-conformance/internal/check"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/selfimage"
 )
 
-// DefaultPluginImage is the name `image` gives the harness image unless
-// --ref says otherwise.
-var DefaultPluginImage = "admission-conformance/run-conformance:" + version
+// defaultImage is the name `image` gives the harness image unless --ref
+// says otherwise (and an in-cluster run on kind loads, unless --image does).
+func defaultImage() string { return selfimage.DefaultRef(version) }
 
 func newImageCommand() *cobra.Command {
 	var out string
@@ -26,53 +28,31 @@ func newImageCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return usageError("--output is required")
+				return exitcode.Usagef("--output is required")
 			}
 			if info, err := os.Stat(out); err == nil && info.IsDir() {
-				return usageError("--output %s is a directory: give a file name, e.g. %s", out, filepath.Join(out, "harness.tar"))
+				return exitcode.Usagef("--output %s is a directory: give a file name, e.g. %s", out, filepath.Join(out, "harness.tar"))
 			}
 			if info, err := os.Stat(filepath.Dir(out)); err != nil || !info.IsDir() {
-				return usageError("--output %s: its directory %s does not exist: create it first or write elsewhere", out, filepath.Dir(out))
+				return exitcode.Usagef("--output %s: its directory %s does not exist: create it first or write elsewhere", out, filepath.Dir(out))
 			}
 			for _, r := range refs {
-				if err := checkImageRef("--ref", r, true); err != nil {
+				if err := check.ImageRef("--ref", r, true); err != nil {
 					return err
 				}
 			}
 			if len(refs) == 0 {
-				refs = []string{DefaultPluginImage}
+				refs = []string{defaultImage()}
 			}
-			res, err := writeHarnessImage(out, refs)
+			res, err := selfimage.Write(out, refs, version)
 			if err != nil {
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %v, manifest %s\n", out, res.Refs, res.Manifest)
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the archive to write")
-	cmd.Flags().StringArrayVar(&refs, "ref", nil, "image name with tag, repeatable (default "+DefaultPluginImage+")")
+	cmd.Flags().StringArrayVar(&refs, "ref", nil, "image name with tag, repeatable (default "+defaultImage()+")")
 	return cmd
-}
-
-// writeHarnessImage writes this binary, with the shared libraries it needs,
-// as an image archive named refs, running as 65532 (nonroot), with env set.
-func writeHarnessImage(out string, refs []string, env ...string) (image.Result, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return image.Result{}, fmt.Errorf("cannot find this binary: %w", err)
-	}
-	files, err := image.Binary(exe, "/usr/local/bin/run-conformance")
-	if err != nil {
-		return image.Result{}, err
-	}
-	opts := []image.Option{image.WithFiles(files...), image.WithEntrypoint("/usr/local/bin/run-conformance"),
-		image.WithUser("65532:65532"), image.WithLabel("org.opencontainers.image.version", version)}
-	for _, r := range refs {
-		opts = append(opts, image.WithRef(r))
-	}
-	for _, e := range env {
-		opts = append(opts, image.WithEnv(e))
-	}
-	return image.WriteFile(out, opts...)
 }

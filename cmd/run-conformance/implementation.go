@@ -15,15 +15,3 @@ func addImplementationFlags(fs *pflag.FlagSet, impl *report.Implementation) {
 	fs.StringVar(&impl.Version, "implementation-version", impl.Version, "version of the tested implementation")
 	fs.StringSliceVar(&impl.Contact, "implementation-contact", impl.Contact, "who to ask about the report (GitHub handles, e-mail addresses), repeatable or comma-separated")
 }
-
-// implementationOrNil validates what the user stated; nothing stated is
-// fine (a CI run certifies nothing) and yields nil.
-func implementationOrNil(impl report.Implementation) (*report.Implementation, error) {
-	if impl.IsZero() {
-		return nil, nil
-	}
-	if err := impl.Validate(); err != nil {
-		return nil, usageError("%v (flags --implementation-*, or implementation: in the options file)", err)
-	}
-	return &impl, nil
-}

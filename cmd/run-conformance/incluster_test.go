@@ -4,12 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
+	inclusterrun "github.com/admission-conformance/admission-conformance/internal/engine/incluster"
 )
 
 // TestPodRunArgsCarryTheClientsChoices: the flags the client writes for
@@ -22,7 +21,7 @@ func TestPodRunArgsCarryTheClientsChoices(t *testing.T) {
 	o.Profiles = []string{"core"}
 	o.SupportedFeatures = []string{"AuditLog"}
 	o.LabelFilter = "!feature:Scheduler"
-	o.rerunFilter = "spec:A || spec:B"
+	o.RerunFilter = "spec:A || spec:B"
 	o.Focus = []string{"Mutating", "a b"}
 	o.Skip = []string{"Slow"}
 	o.Parallel = 3
@@ -32,7 +31,7 @@ func TestPodRunArgsCarryTheClientsChoices(t *testing.T) {
 	if err := o.Bounds.Set("webhookReady=45s"); err != nil {
 		t.Fatal(err)
 	}
-	args := o.podRunArgs([]string{"MutatingAdmissionPolicy", "AuditLog"})
+	args := inclusterrun.PodRunArgs(o.Config, []string{"MutatingAdmissionPolicy", "AuditLog"})
 
 	pod := defaultRunOptions()
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -67,7 +66,7 @@ func TestPodRunArgsCarryTheClientsChoices(t *testing.T) {
 		t.Errorf("%d --bound flags, want only the changed one: %v", got, args)
 	}
 	def := defaultRunOptions()
-	if args := def.podRunArgs(nil); len(args) != 0 {
+	if args := inclusterrun.PodRunArgs(def.Config, nil); len(args) != 0 {
 		t.Errorf("defaults forwarded: %v", args)
 	}
 }
@@ -78,7 +77,7 @@ func TestPodRunArgsCarryTheClientsChoices(t *testing.T) {
 func TestPodCommandLineIsAValidRun(t *testing.T) {
 	o := defaultRunOptions()
 	o.Suites = []string{"ordering"}
-	r, err := incluster.New("1a2b3c4d", "x:1", incluster.WithRunArgs(o.podRunArgs(nil)...))
+	r, err := incluster.New("1a2b3c4d", "x:1", incluster.WithRunArgs(inclusterrun.PodRunArgs(o.Config, nil)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,23 +91,11 @@ func TestPodCommandLineIsAValidRun(t *testing.T) {
 	if err := fs.Parse(args[1:]); err != nil {
 		t.Fatal(err)
 	}
-	if err := pod.validatePodFlags(); err != nil {
+	if err := pod.ValidatePodFlags(); err != nil {
 		t.Fatalf("the pod's flags do not validate: %v", err)
 	}
-	if pod.Provider != "kubeconfig" || pod.runID != "1a2b3c4d" || pod.webhookAdvertise != "10.96.0.10:443" ||
-		pod.publishResults != r.NamespaceName() || len(pod.webhookNames) != 3 || pod.ReportDir != incluster.ReportDir {
-		t.Errorf("pod options %+v", pod.inClusterOptions)
-	}
-}
-
-func TestBoundArgsOnlyChanged(t *testing.T) {
-	b := bounds.Defaults()
-	if a := boundArgs(b); len(a) != 0 {
-		t.Errorf("defaults: %v", a)
-	}
-	b.TimingSlack = bounds.D(time.Second)
-	b.Spec = bounds.D(5 * time.Minute)
-	if a := strings.Join(boundArgs(b), " "); a != "--bound spec=5m0s --bound timingSlack=1s" && a != "--bound timingSlack=1s --bound spec=5m0s" {
-		t.Errorf("changed: %s", a)
+	if pod.Provider != "kubeconfig" || pod.RunID != "1a2b3c4d" || pod.WebhookAdvertise != "10.96.0.10:443" ||
+		pod.PublishResults != r.NamespaceName() || len(pod.WebhookNames) != 3 || pod.ReportDir != incluster.ReportDir {
+		t.Errorf("pod options %+v", pod.InClusterOptions)
 	}
 }

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"github.com/admission-conformance/admission-conformance/internal/reports"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	ociimage "github.com/admission-conformance/admission-conformance/framework/image"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
 const kindImageEnv = "ADMISSION_CONFORMANCE_KIND_IMAGE"
@@ -413,14 +415,14 @@ func harnessArchive(t *testing.T, ref string) string {
 }
 
 // checkInClusterReports: the report dir came back whole and nothing failed.
-func checkInClusterReports(t *testing.T, r cliResult, reports string) {
+func checkInClusterReports(t *testing.T, r cliResult, dir string) {
 	t.Helper()
-	for _, f := range reportFiles {
-		if _, err := os.Stat(filepath.Join(reports, f)); err != nil {
+	for _, f := range reports.Files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("report %s not copied back: %v", f, err)
 		}
 	}
-	res := readResults(t, reports)
+	res := readResults(t, dir)
 	for _, s := range res.Specs {
 		if s.State == results.Failed {
 			t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
@@ -517,8 +519,8 @@ func TestInClusterOnKind(t *testing.T) {
 		}
 		err := cmd.Wait()
 		code := cmd.ProcessState.ExitCode()
-		if code != exitFailed || !strings.Contains(errOut.String(), "interrupted by") {
-			t.Errorf("exit %d (%v), want %d with the interruption said; stderr: %s\n%s", code, err, exitFailed, errOut.String(), tail(out.String(), 30))
+		if code != exitcode.Failed || !strings.Contains(errOut.String(), "interrupted by") {
+			t.Errorf("exit %d (%v), want %d with the interruption said; stderr: %s\n%s", code, err, exitcode.Failed, errOut.String(), tail(out.String(), 30))
 		}
 		expectStoppedMidway(t, readResults(t, reports))
 		if !strings.Contains(out.String(), "removed the in-cluster run") {

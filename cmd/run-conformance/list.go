@@ -14,6 +14,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
 func newListCommand() *cobra.Command {
@@ -25,19 +26,19 @@ func newListCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "table" && output != "json" {
-				return usageError("--output must be table or json, got %q", output)
+				return exitcode.Usagef("--output must be table or json, got %q", output)
 			}
 			switch {
 			case showFeatures && showContract:
-				return usageError("--features and --contract list different things: give one")
+				return exitcode.Usagef("--features and --contract list different things: give one")
 			case showCoverage && !showContract:
-				return usageError("--coverage goes with --contract")
+				return exitcode.Usagef("--coverage goes with --contract")
 			case showCoverage && markdown:
-				return usageError("--coverage prints a table or json, not markdown")
+				return exitcode.Usagef("--coverage prints a table or json, not markdown")
 			case markdown && !showContract:
-				return usageError("--markdown goes with --contract")
+				return exitcode.Usagef("--markdown goes with --contract")
 			case markdown && output == "json":
-				return usageError("--markdown and --output json exclude each other")
+				return exitcode.Usagef("--markdown and --output json exclude each other")
 			}
 			w := cmd.OutOrStdout()
 			if showCoverage {

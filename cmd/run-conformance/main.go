@@ -11,11 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 
 	// The suites register their specs at init.
 	_ "github.com/admission-conformance/admission-conformance/suites/initializers"
@@ -23,25 +23,6 @@ import (
 	_ "github.com/admission-conformance/admission-conformance/suites/ordering"
 	_ "github.com/admission-conformance/admission-conformance/suites/webhooks"
 )
-
-// Exit codes.
-const (
-	exitPassed = 0
-	exitFailed = 1
-	exitUsage  = 2
-)
-
-// exitError carries the exit code with the error.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
 
 func main() {
 	nodes.RunIfChild() // this binary is also the embedded cluster's nodes
@@ -53,23 +34,23 @@ func run(args []string) (code int) {
 	// (run recovers its own first, to stop the cluster.)
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintln(os.Stderr, "run-conformance: "+oneLine(fmt.Sprintf("internal error (a bug in run-conformance): %v", r)))
-			code = exitUsage
+			fmt.Fprintln(os.Stderr, "run-conformance: "+exitcode.OneLine(fmt.Sprintf("internal error (a bug in run-conformance): %v", r)))
+			code = exitcode.Usage
 		}
 	}()
 	root := newRootCommand()
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
-		return exitPassed
+		return exitcode.Passed
 	}
-	var ee *exitError
-	if errors.As(err, &ee) && ee.code == exitFailed {
-		fmt.Fprintln(os.Stderr, "run-conformance: "+oneLine(err.Error()))
-		return exitFailed
+	var ee *exitcode.Error
+	if errors.As(err, &ee) && ee.Code == exitcode.Failed {
+		fmt.Fprintln(os.Stderr, "run-conformance: "+exitcode.OneLine(err.Error()))
+		return exitcode.Failed
 	}
-	fmt.Fprintln(os.Stderr, "run-conformance: "+oneLine(err.Error()))
-	return exitUsage
+	fmt.Fprintln(os.Stderr, "run-conformance: "+exitcode.OneLine(err.Error()))
+	return exitcode.Usage
 }
 
 func newRootCommand() *cobra.Command {
@@ -81,14 +62,10 @@ func newRootCommand() *cobra.Command {
 	}
 	// Flag errors are usage errors: say what is wrong and how to see the flags.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%v (see '%s --help')", err, c.CommandPath())
+		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand(), newHollowNodeCommand())
 	root.AddCommand(newCleanupCommand(), newImageCommand(), newRelayCommand(), newResultsCommand(), newMatrixCommand())
 	root.AddCommand(newCertifyCommand(), newVerifyCommand())
 	return root
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -192,7 +192,7 @@ func TestNodesStartOnlyWhenTheSelectionCanIncludeNodeadmit(t *testing.T) {
 		if err := o.load(fs); err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if got := o.nodeCount(); got != tc.want {
+		if got := o.NodeCount(); got != tc.want {
 			t.Errorf("%v: %d nodes, want %d", tc.args, got, tc.want)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/reports"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
 // Every spec that touches state other cases share says so, or a parallel
@@ -28,7 +30,7 @@ func TestIsolationNamesTheSharedStateEachSpecUses(t *testing.T) {
 	}
 	serial := 0
 	for _, s := range spec.All() {
-		if usesNodes(s) && !names(s.Isolation, spec.NodesState) {
+		if runconfig.UsesNodes(s) && !names(s.Isolation, spec.NodesState) {
 			t.Errorf("%s places pods on nodes but its isolation (%s) does not name %s", s.ShortName, s.Isolation, spec.NodesState)
 		}
 		if s.Suite == "initializers" && !names(s.Isolation, spec.InitializersState) {
@@ -93,7 +95,7 @@ func TestParallelRunReportsWhatASerialRunReports(t *testing.T) {
 	if len(lines) != selected || lines[0][1] != strconv.Itoa(selected) {
 		t.Errorf("%d progress lines for %d cases:\n%s", len(lines), selected, par.stdout)
 	}
-	for _, f := range reportFiles {
+	for _, f := range reports.Files {
 		if _, err := os.Stat(filepath.Join(parallelDir, f)); err != nil {
 			t.Errorf("parallel run: %v", err)
 		}
@@ -156,46 +158,6 @@ func TestInterruptedParallelRunCleansUpEverything(t *testing.T) {
 	}
 	if left := leftovers(t, tmp); len(left) > 0 {
 		t.Errorf("left behind in TMPDIR: %v", left)
-	}
-}
-
-// A worker's failure details reach the run's output without its progress
-// lines (the parent prints its own) and without its own totals.
-func TestWorkerDetailsKeepGinkgosAccountOnly(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "output.log")
-	out := `
-running 3 spec case(s)
-[1/3] FAILED        webhooks/X: a (0.1s, 0s elapsed)
-    Unexpected error:
-[2/3] PASSED        webhooks/X: b (0.1s, 0s elapsed)
-[1795560750] admission-conformance - 3/234 specs 
-
-------------------------------
-• [FAILED] [0.095 seconds]
-X [It] a
-  [FAILED] Unexpected error:
-------------------------------
-
-Summarizing 1 Failure:
-  [FAIL] X [It] a
-
-Ran 3 of 234 Specs in 0.362 seconds
-FAIL! -- 2 Passed | 1 Failed | 0 Pending | 231 Skipped
-run-conformance: 1 spec case(s) failed
-`
-	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got := ginkgoDetails(path)
-	for _, want := range []string{"• [FAILED] [0.095 seconds]", "  [FAILED] Unexpected error:", "Summarizing 1 Failure:", "  [FAIL] X [It] a"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("details lack %q:\n%s", want, got)
-		}
-	}
-	for _, unwanted := range []string{"[1/3]", "[2/3]", "running 3", "    Unexpected error:", "3/234 specs", "Ran 3 of 234", "FAIL! --", "run-conformance:"} {
-		if strings.Contains(got, unwanted) {
-			t.Errorf("details keep %q:\n%s", unwanted, got)
-		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/reports"
 )
 
 // repeatSelection is two quick ordering specs (eight cases) whose webhooks
@@ -68,7 +69,7 @@ func TestRepeatWithAnIntermittentFaultShowsFlakyCases(t *testing.T) {
 	if rep.Result != report.Failure || rep.Profiles[0].Result != report.Failure || rep.Profiles[0].Statistics.Flaky != 8 {
 		t.Errorf("report.yaml: %s, core %s %+v", rep.Result, rep.Profiles[0].Result, rep.Profiles[0].Statistics)
 	}
-	for name, want := range map[string]string{junit.FileName: `type="flaky"`, "report.html": "passed 2 of 4", runLogName: "repetition 2: failed"} {
+	for name, want := range map[string]string{junit.FileName: `type="flaky"`, "report.html": "passed 2 of 4", reports.RunLogName: "repetition 2: failed"} {
 		data, err := os.ReadFile(filepath.Join(reportDir, name))
 		if err != nil || !strings.Contains(string(data), want) {
 			t.Errorf("%s lacks %q (%v)", name, want, err)

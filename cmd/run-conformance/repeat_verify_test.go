@@ -7,6 +7,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report"
 	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
 // certRepeatedResults is certResults run with --repeat 4: every case
@@ -111,7 +112,7 @@ func TestRerunFailedIncludesFlakyCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filter, err := rerunFilter(path)
+	filter, err := runconfig.FailedFilter(path)
 	if err != nil || filter != "spec:MutatingWebhooksInListedOrder" {
 		t.Fatalf("filter %q, %v", filter, err)
 	}

@@ -12,6 +12,10 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/check"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/reports"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
 func newReportCommand() *cobra.Command {
@@ -25,7 +29,7 @@ dir: its newest run), for example to state the implementation after the fact or 
 over a history dir. The run itself is not kept in the history.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stated, err := implementationOrNil(impl)
+			stated, err := runconfig.ImplementationOrNil(impl)
 			if err != nil {
 				return err
 			}
@@ -37,21 +41,21 @@ over a history dir. The run itself is not kept in the history.`,
 				reportDir = filepath.Dir(file)
 			}
 			// Nothing is written unless all of it can be.
-			if err := checkOutputDir("--report-dir", reportDir); err != nil {
+			if err := check.OutputDir("--report-dir", reportDir); err != nil {
 				return err
 			}
 			if historyDir != "" {
 				if _, err := history.Runs(historyDir); err != nil {
-					return usageError("--history %s: %v (give a history dir written by run --history)", historyDir, oneLine(err.Error()))
+					return exitcode.Usagef("--history %s: %v (give a history dir written by run --history)", historyDir, exitcode.OneLine(err.Error()))
 				}
 			}
-			rs := reportSet{dir: reportDir, implementation: stated, trendsFrom: historyDir}
-			rep, err := rs.write(res)
+			rs := reports.Set{Dir: reportDir, Implementation: stated, TrendsFrom: historyDir}
+			rep, err := rs.Write(res)
 			if err != nil {
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			written := []string{results.FileName, report.FileName, junit.FileName, htmlreport.FileName}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s\nreports in %s: %s\n", profileSummary(rep), reportDir, strings.Join(written, ", "))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\nreports in %s: %s\n", reports.ProfileSummary(rep), reportDir, strings.Join(written, ", "))
 			return nil
 		},
 	}

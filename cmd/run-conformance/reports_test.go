@@ -13,6 +13,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/reports"
 )
 
 var implementationFlags = []string{
@@ -42,7 +43,7 @@ func TestRunWritesEveryReportAndRerunsOnlyWhatFailed(t *testing.T) {
 		"--report-dir", reportDir, "--history", hist}, implementationFlags...)
 	r := runCLI(t, args...)
 	r.mustExit(t, 0)
-	for _, f := range reportFiles {
+	for _, f := range reports.Files {
 		if info, err := os.Stat(filepath.Join(reportDir, f)); err != nil || info.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -68,7 +69,7 @@ func TestRunWritesEveryReportAndRerunsOnlyWhatFailed(t *testing.T) {
 	if err := xml.Unmarshal(data, &doc); err != nil || doc.Tests != len(res.Specs) {
 		t.Errorf("junit.xml: %v, %d testcases for %d cases", err, doc.Tests, len(res.Specs))
 	}
-	runLog, _ := os.ReadFile(filepath.Join(reportDir, runLogName))
+	runLog, _ := os.ReadFile(filepath.Join(reportDir, reports.RunLogName))
 	if !strings.Contains(string(runLog), "PASSED        ordering/"+target.ShortName) || !strings.Contains(string(runLog), "=== report: partial") {
 		t.Errorf("run.log:\n%s", runLog)
 	}
@@ -80,7 +81,7 @@ func TestRunWritesEveryReportAndRerunsOnlyWhatFailed(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("history: %d runs, %v", len(runs), err)
 	}
-	for _, f := range []string{results.FileName, report.FileName, junit.FileName, runLogName} {
+	for _, f := range []string{results.FileName, report.FileName, junit.FileName, reports.RunLogName} {
 		if _, err := os.Stat(filepath.Join(runs[0].Dir, f)); err != nil {
 			t.Errorf("history run lacks %s", f)
 		}
@@ -208,7 +209,7 @@ func TestFailedCaseCarriesTheWebhookJournal(t *testing.T) {
 			}
 		}
 	}
-	runLog, _ := os.ReadFile(filepath.Join(reportDir, runLogName))
+	runLog, _ := os.ReadFile(filepath.Join(reportDir, reports.RunLogName))
 	html, _ := os.ReadFile(filepath.Join(reportDir, "report.html"))
 	junitXML, _ := os.ReadFile(filepath.Join(reportDir, junit.FileName))
 	for name, content := range map[string]string{"run.log": string(runLog), "junit.xml": string(junitXML)} {

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,6 +34,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/lateness"
 	"github.com/admission-conformance/admission-conformance/framework/logs"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 )
 
 // forceWithin is how soon after the third signal a command must be gone.
@@ -223,7 +223,7 @@ func TestSignalsInEveryPhase(t *testing.T) {
 						t.Errorf("stopped %.1fs after the signal, over the interruptStop bound (%s)", took.Seconds(), stop)
 					}
 					t.Logf("%s: in the phase after %.1fs, %d port(s); one %s: stopped in order in %.2fs (bound interruptStop %s)",
-						p.name, at.Seconds(), len(ports), signalName(p.sig), took.Seconds(), stop)
+						p.name, at.Seconds(), len(ports), interrupt.SignalName(p.sig), took.Seconds(), stop)
 				default:
 					afterThird := r.ended.Sub(last)
 					if sent == 3 && afterThird > forceWithin {
@@ -307,7 +307,7 @@ func (r *liveRun) signal(t *testing.T, s syscall.Signal, n int) (time.Time, bool
 		}
 		return sent, true
 	}
-	ack := fmt.Sprintf("interrupt %d of 3 (%s)", n, signalName(s))
+	ack := fmt.Sprintf("interrupt %d of 3 (%s)", n, interrupt.SignalName(s))
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		stdout, _ := r.output()
 		if slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool { return strings.HasPrefix(l, ack) }) {
@@ -319,7 +319,7 @@ func (r *liveRun) signal(t *testing.T, s syscall.Signal, n int) (time.Time, bool
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("signal %d (%s) not acknowledged within 10s", n, signalName(s))
+			t.Fatalf("signal %d (%s) not acknowledged within 10s", n, interrupt.SignalName(s))
 		}
 	}
 }
@@ -556,43 +556,3 @@ func inClusterRunsGone(t *testing.T, r *liveRun, c *testCluster, signals int) {
 		}
 	}
 }
-
-// TestStoppingOverTheBoundSaysSo: each signal counted is acknowledged; a
-// command still stopping interruptStop after the first signal says so
-// once, with how many more signals exit at once; one that stopped in time
-// says nothing more.
-func TestStoppingOverTheBoundSaysSo(t *testing.T) {
-	var mu sync.Mutex
-	var out strings.Builder
-	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
-	i := watchInterrupts(func(os.Signal) { t.Error("forced after two signals") })
-	i.tell(w, 50*time.Millisecond)
-	i.got(syscall.SIGTERM)
-	i.got(syscall.SIGINT)
-	time.Sleep(200 * time.Millisecond)
-	i.stop()
-	mu.Lock()
-	got := out.String()
-	mu.Unlock()
-	if want := "interrupt 1 of 3 (SIGTERM): stopping in order; the third exits at once\n" +
-		"interrupt 2 of 3 (SIGINT): the next one exits at once\n" +
-		"warning: still stopping 50ms after SIGTERM (over the interruptStop bound); 1 more interrupt(s) exit at once\n"; got != want {
-		t.Errorf("said %q, want %q", got, want)
-	}
-
-	out.Reset()
-	i = watchInterrupts(func(os.Signal) {})
-	i.tell(w, 100*time.Millisecond)
-	i.got(syscall.SIGHUP)
-	i.stop() // stopped in time
-	time.Sleep(200 * time.Millisecond)
-	mu.Lock()
-	defer mu.Unlock()
-	if want := "interrupt 1 of 3 (SIGHUP): stopping in order; the third exits at once\n"; out.String() != want {
-		t.Errorf("stopped in time, yet said %q", out.String())
-	}
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

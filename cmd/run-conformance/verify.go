@@ -11,6 +11,8 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/certify"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/engine"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
 func newVerifyCommand() *cobra.Command {
@@ -31,7 +33,7 @@ Exit codes: 0 valid and conformant, 1 valid but not conformant, 2 tampered or un
 			if keyFile != "" {
 				k, err := certify.ReadPublicKey(keyFile)
 				if err != nil {
-					return usageError("--key %s: %v", keyFile, oneLine(err.Error()))
+					return exitcode.Usagef("--key %s: %v", keyFile, exitcode.OneLine(err.Error()))
 				}
 				pub = k
 			}
@@ -45,20 +47,20 @@ Exit codes: 0 valid and conformant, 1 valid but not conformant, 2 tampered or un
 func verifyBundle(out io.Writer, path string, pub ed25519.PublicKey) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return usageError("%s is unreadable: %v", path, err)
+		return exitcode.Usagef("%s is unreadable: %v", path, err)
 	}
 	defer f.Close()
 	files, err := certify.Unpack(f)
 	if err != nil {
-		return usageError("%s is not a certification bundle: %v", path, oneLine(err.Error()))
+		return exitcode.Usagef("%s is not a certification bundle: %v", path, exitcode.OneLine(err.Error()))
 	}
 	opts, err := verifyOptions(pub)
 	if err != nil {
-		return usageError("%v", err)
+		return exitcode.Usagef("%v", err)
 	}
 	o := certify.Verify(files, opts)
 	if o.Code == certify.Invalid {
-		return usageError("%s is not valid: %s", path, o.Problem)
+		return exitcode.Usagef("%s is not valid: %s", path, o.Problem)
 	}
 	fmt.Fprintf(out, "bundle %s: %d files, every sha256 matches manifest.json; report.yaml and junit.xml follow from results.json\n", path, len(files))
 	for _, n := range o.Notes {
@@ -69,7 +71,7 @@ func verifyBundle(out io.Writer, path string, pub ed25519.PublicKey) error {
 	}
 	fmt.Fprintln(out, o.Summary())
 	if o.Code == certify.NotConformant {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%s is valid but not conformant: conformance %s", path, o.Report.Result)}
+		return exitcode.Failedf("%s is valid but not conformant: conformance %s", path, o.Report.Result)
 	}
 	return nil
 }
@@ -84,7 +86,7 @@ func verifyOptions(pub ed25519.PublicKey) (certify.Options, error) {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		goVersion = info.GoVersion
 	}
-	opts := certify.Options{PublicKey: pub, This: certify.Harness{Version: version, Commit: certify.VCSCommit(), Kubernetes: kubernetesModuleVersion(), GoVersion: goVersion, ContractDigest: digest}}
+	opts := certify.Options{PublicKey: pub, This: certify.Harness{Version: version, Commit: certify.VCSCommit(), Kubernetes: engine.KubernetesModuleVersion(), GoVersion: goVersion, ContractDigest: digest}}
 	for _, s := range spec.All() {
 		opts.Specs = append(opts.Specs, s.Suite+"/"+s.ShortName)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"github.com/admission-conformance/admission-conformance/internal/reports"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/engine"
 )
 
 // The tamper tests build bundles without a cluster: results made of this
@@ -112,14 +114,14 @@ func writePub(t *testing.T, path string, key ed25519.PrivateKey) {
 func certBundle(t *testing.T, res results.Results, key ed25519.PrivateKey) map[string][]byte {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := (reportSet{dir: dir}).write(res); err != nil {
+	if _, err := (reports.Set{Dir: dir}).Write(res); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, runLogName), []byte("the run's log\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, reports.RunLogName), []byte("the run's log\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, certify.DefaultName)
-	if _, err := writeBundle(path, dir, certFingerprint(), key); err != nil {
+	if _, err := engine.WriteBundle(path, dir, certFingerprint(), key, version); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -178,7 +180,7 @@ func rewrite(t *testing.T, files map[string][]byte, res results.Results, reports
 func rewriteOnly(t *testing.T, files map[string][]byte, res results.Results, names ...string) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := (reportSet{dir: dir}).write(res); err != nil {
+	if _, err := (reports.Set{Dir: dir}).Write(res); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range names {

@@ -5,25 +5,12 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/admission-conformance/admission-conformance/internal/engine"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
-
-// kubernetesModuleVersion is the k8s.io/kubernetes version the embedded
-// control plane was built from.
-func kubernetesModuleVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == "k8s.io/kubernetes" {
-			return dep.Version
-		}
-	}
-	return "unknown"
-}
 
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
@@ -36,7 +23,7 @@ func newVersionCommand() *cobra.Command {
 			if info != nil {
 				goVersion = info.GoVersion
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "run-conformance %s\nembedded kubernetes %s\n%s\n", version, kubernetesModuleVersion(), goVersion)
+			fmt.Fprintf(cmd.OutOrStdout(), "run-conformance %s\nembedded kubernetes %s\n%s\n", version, engine.KubernetesModuleVersion(), goVersion)
 			return nil
 		},
 	}

@@ -1,0 +1,394 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/parallel"
+	"github.com/admission-conformance/admission-conformance/framework/parallel/attached"
+	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/report/history"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
+	"github.com/admission-conformance/admission-conformance/framework/runner"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+)
+
+// A parallel run (--parallel N, N > 1) boots the cluster in this process as
+// a serial run does, then runs each selected spec in a worker process of
+// this binary (`run --attach FILE`, hidden), up to N at a time, each worker
+// with its own fake webhook server (so its journal holds its cases' calls
+// only) and its own Ginkgo run. Specs that declare an isolation
+// (spec.Isolation) run beside nothing that shares their state, or alone.
+// This process merges the workers' results into the run's one results.json,
+// in the order of a serial run, and prints one line per finished case.
+
+// runSpecs runs the selected specs against env: in this process, one after
+// another, with --parallel 1 or when at most one spec is selected; else in
+// worker processes. A parallel run that cannot be set up falls back to a
+// serial one (before anything ran), saying why. With --repeat every
+// repetition runs in a worker (repeat.go), --parallel 1 one at a time. The
+// error is the nodes' failing to start after the control plane
+// (backgroundNodes), or workers that --repeat needs and that cannot be set
+// up: a cluster that could not be set up.
+func runSpecs(out io.Writer, o runconfig.Config, env *harness.Env, runOpts runner.Options) (results.Results, error) {
+	workers := o.Workers()
+	if o.Repeat > 1 || (workers > 1 && o.SelectedSpecs() > 1) {
+		p, err := newParallelRun(o, env, runOpts)
+		if err == nil {
+			defer p.close()
+			return p.run(workers)
+		}
+		if o.Repeat > 1 {
+			return results.Results{}, fmt.Errorf("--repeat runs every repetition in a worker process, and workers could not be set up: %w", err)
+		}
+		fmt.Fprintf(out, "parallel run not possible (%v): running the specs one after another\n", err)
+	}
+	if err := env.WaitForNodes(context.Background()); err != nil {
+		return results.Results{}, err
+	}
+	return runner.Run(&cliT{}, env, runOpts), nil
+}
+
+// backgroundNodes lets a parallel run on the embedded cluster start specs
+// that need no node while the nodes start and warm up (~11 s).
+func backgroundNodes(o runconfig.Config) []embedded.Option {
+	if o.Workers() <= 1 || o.SelectedSpecs() <= 1 || len(o.EtcdDelays) > 0 || o.NodeCount() == 0 {
+		return nil
+	}
+	return []embedded.Option{embedded.WithNodesInBackground()}
+}
+
+// parallelRun is one parallel run's state in the parent.
+type parallelRun struct {
+	o       runconfig.Config
+	env     *harness.Env
+	runOpts runner.Options
+	dir     string // private work dir: attach file, workers' reports and output
+	attach  string
+	router  *parallel.Router
+	relay   *parallel.Relay
+
+	mu       sync.Mutex
+	outcomes []results.Spec
+	failures map[string]string // unit -> why its worker gave no results
+	// signal is the signal to forward to workers (0: none yet).
+	signal   os.Signal
+	children map[*exec.Cmd]bool
+}
+
+func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options) (_ *parallelRun, err error) {
+	dir, err := rundir.Create("", rundir.ParallelPrefix)
+	if err != nil {
+		return nil, err
+	}
+	p := &parallelRun{o: o, env: env, runOpts: runOpts, dir: dir, attach: filepath.Join(dir, "attach.json"),
+		failures: map[string]string{}, children: map[*exec.Cmd]bool{}}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
+	var relay *parallel.Relay
+	if e, ok := env.Cluster.(cluster.WebhookEndpoint); ok {
+		if relay, err = p.startRouter(e); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.describe(relay); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// describe writes the attach file workers read when they start (again once
+// the nodes are up, with them).
+func (p *parallelRun) describe(relay *parallel.Relay) error {
+	if relay != nil {
+		p.relay = relay
+	}
+	a, err := attached.Describe(p.env, nil, p.relay)
+	if err != nil {
+		return err
+	}
+	if _, ok := p.env.Cluster.(cluster.Faults); ok {
+		a.DeadNodes = p.deadNodesFile()
+	}
+	a.SharedDir = filepath.Join(p.dir, "shared")
+	return parallel.WriteAttach(p.attach, a)
+}
+
+func (p *parallelRun) deadNodesFile() string { return filepath.Join(p.dir, "dead-nodes.json") }
+
+// watchNodes passes on to the workers (through the dead nodes file) each
+// node whose kubelet dies, which only this process sees (its children), so
+// that the cases needing it fail at once, naming it, as in a serial run.
+// It ends with ctx.
+func (p *parallelRun) watchNodes(ctx context.Context) {
+	f, ok := p.env.Cluster.(cluster.Faults)
+	if !ok {
+		return
+	}
+	t := time.NewTicker(p.env.Bounds.PollInterval.Duration)
+	defer t.Stop()
+	known := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			dead := f.DeadNodes()
+			if len(dead) == known {
+				continue
+			}
+			if err := parallel.WriteDeadNodes(p.deadNodesFile(), dead); err != nil {
+				fmt.Fprintf(p.runOpts.Progress, "warning: cannot tell the workers which nodes died: %v\n", err)
+				continue
+			}
+			known = len(dead)
+		}
+	}
+}
+
+// startRouter puts the router where the relay delivers webhook calls, in
+// place of this process's own webhook server, which no spec uses here.
+func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Relay, error) {
+	listen, advertise := e.WebhookEndpoint()
+	ca, err := pki.NewCA("admission-conformance-webhooks-" + p.env.RunID)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ca.KeyPEM()
+	if err != nil {
+		return nil, err
+	}
+	routes := filepath.Join(p.dir, "routes")
+	if err := os.Mkdir(routes, 0o700); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.env.Bounds.Cleanup.Duration)
+	defer cancel()
+	if err := p.env.Webhooks.Close(ctx); err != nil {
+		return nil, fmt.Errorf("free the relay's address: %w", err)
+	}
+	var names []string
+	if n, ok := p.env.Cluster.(cluster.WebhookNames); ok {
+		names = n.WebhookNames()
+	}
+	if p.router, err = parallel.StartRouter(listen, advertise, names, ca, routes, p.env.Logger); err != nil {
+		return nil, err
+	}
+	return &parallel.Relay{Advertise: advertise, CACert: ca.CertPEM(), CAKey: key, Dir: routes}, nil
+}
+
+func (p *parallelRun) close() {
+	if p.router != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), p.env.Bounds.Cleanup.Duration)
+		_ = p.router.Close(ctx)
+		cancel()
+	}
+	if os.Getenv(traceEnv) != "" {
+		return // kept for a look at the workers' output
+	}
+	_ = os.RemoveAll(p.dir)
+}
+
+// run plans the cases, runs the workers and merges what they report. The
+// error is the nodes' failing to start (then the workers are interrupted).
+func (p *parallelRun) run(workers int) (results.Results, error) {
+	startedAt := time.Now().UTC()
+	plan := runner.Plan(&cliT{}, p.runOpts.Selection)
+	units := parallel.Units(plan, runner.Selected, p.previous(), runconfig.UsesNodes)
+	if !p.env.ScopedInitializers() {
+		parallel.HoldShared(units, spec.InitializersState)
+	}
+	total, serial := 0, 0
+	for _, u := range units {
+		total += len(u.Cases)
+		if u.Serial() {
+			serial++
+		}
+	}
+	header := fmt.Sprintf("\n%d spec(s) in up to %d worker processes at once (%d of them alone)", len(units), workers, serial)
+	if p.o.Repeat > 1 {
+		header += fmt.Sprintf("; each case %d times, the repetitions of a spec one after another", p.o.Repeat)
+		if p.o.RepeatOnlyMeasured {
+			header = strings.Replace(header, "each case", "each case that records a measurement", 1)
+		} else {
+			total *= p.o.Repeat
+		}
+	}
+	if n, ok := p.env.Cluster.(cluster.NodesStarting); ok && !closed(n.NodesStarted()) {
+		header += "; the nodes are starting: the specs that need them wait"
+	}
+	fmt.Fprint(p.runOpts.Progress, header)
+	if p.runOpts.Live != nil {
+		fmt.Fprint(p.runOpts.Live, header)
+	}
+	progress := runner.NewProgress(p.runOpts.Progress, p.runOpts.Live, p.runOpts.LiveWidth)
+	progress.Begin(total)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	stopForwarding := make(chan struct{})
+	defer close(stopForwarding)
+	go func() {
+		for {
+			select {
+			case sig := <-signals:
+				p.forward(sig)
+				cancel()
+			case <-stopForwarding:
+				return
+			}
+		}
+	}()
+
+	go p.watchNodes(ctx)
+
+	// Nodes still starting (embedded, --parallel): the specs needing them
+	// wait, the others go; once they are up, the attach file lists them.
+	nodesReady := make(chan struct{})
+	var nodesErr error
+	go func() {
+		defer close(nodesReady)
+		waited := time.Now()
+		if nodesErr = p.env.WaitForNodes(ctx); nodesErr == nil {
+			nodesErr = p.describe(nil)
+		}
+		if nodesErr == nil && time.Since(waited) > time.Second {
+			fmt.Fprintf(p.runOpts.Progress, "nodes ready after %.1fs more: %s\n", time.Since(waited).Seconds(), p.env.Cluster.Topology())
+		}
+		// (Nodes stopped by an interrupt, see StopStartingNodes, are no
+		// failure to pass on: the workers get that interrupt already.)
+		if nodesErr != nil && ctx.Err() == nil && !errors.Is(nodesErr, context.Canceled) {
+			p.forward(os.Interrupt)
+			cancel()
+		}
+	}()
+
+	began := time.Now()
+	notStarted := parallel.Schedule(ctx, units, workers, nodesReady, func(u parallel.Unit) {
+		progress.Running(u.Name())
+		start := time.Now()
+		if p.o.Repeat > 1 {
+			details := p.runRepeated(u, progress) // repeat.go: prints each repetition's lines
+			p.trace(u, start.Sub(began), time.Since(start))
+			progress.Stopped(u.Name())
+			if details != "" && p.runOpts.GinkgoOutput != nil {
+				fmt.Fprint(p.runOpts.GinkgoOutput, details)
+			}
+			return
+		}
+		outcomes, details := p.runUnit(u)
+		p.trace(u, start.Sub(began), time.Since(start))
+		progress.Stopped(u.Name())
+		for _, s := range outcomes {
+			progress.Done(s)
+		}
+		if details != "" && p.runOpts.GinkgoOutput != nil {
+			fmt.Fprint(p.runOpts.GinkgoOutput, details)
+		}
+	})
+	progress.End()
+	cancel()
+	<-nodesReady
+	if nodesErr != nil && !errors.Is(nodesErr, context.Canceled) {
+		return results.Results{}, nodesErr
+	}
+
+	never := map[string]bool{}
+	for _, i := range notStarted {
+		for _, c := range units[i].Cases {
+			never[c] = true
+		}
+	}
+	res := runner.NewResults(p.env, p.runOpts) // now that the nodes are up
+	res.StartedAt = startedAt
+	res.Specs = parallel.Merge(plan, runner.Selected, p.outcomes, func(c results.Spec) results.Spec {
+		c.Duration = 0
+		if never[c.Name] {
+			c.State, c.Message = results.Skipped, results.NotRun+"Interrupted by User"
+			return c
+		}
+		c.State, c.Message = results.Failed, "no result from the worker process that ran "+c.ShortName+": "+p.failures[c.ShortName]
+		return c
+	})
+	if res.Repeat = p.o.RepeatPolicy(); res.Repeat != nil {
+		res.APIVersion = results.APIVersionRepeated
+	}
+	res.FinishedAt = time.Now().UTC()
+	res.Summarize()
+	return res, nil
+}
+
+// traceEnv names a file where a parallel run notes when each unit ran (for
+// tuning the schedule), and keeps its work dir with the workers' output.
+const traceEnv = "ADMISSION_CONFORMANCE_PARALLEL_TRACE"
+
+// trace notes when a unit ran (see traceEnv).
+func (p *parallelRun) trace(u parallel.Unit, at, took time.Duration) {
+	path := os.Getenv(traceEnv)
+	if path == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%8.2f %8.2f %8.2f %s %s est=%.2f\n", at.Seconds(), (at + took).Seconds(), took.Seconds(), u.Name(), u.Spec.Isolation, u.Estimate.Seconds())
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// forward passes a signal on to every running worker, which stops as a
+// serial run would on it (Ginkgo interrupts the case and runs its cleanup).
+func (p *parallelRun) forward(sig os.Signal) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.signal = sig
+	for cmd := range p.children {
+		_ = cmd.Process.Signal(sig)
+	}
+}
+
+// previous are the results of the last run into the same report dir (or
+// the newest of the history dir), for the specs' durations.
+func (p *parallelRun) previous() *results.Results {
+	for _, path := range []string{filepath.Join(p.o.ReportDir, results.FileName), p.o.History} {
+		if path == "" {
+			continue
+		}
+		if res, _, err := history.Resolve(path); err == nil {
+			return &res
+		}
+	}
+	return nil
+}

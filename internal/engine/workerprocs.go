@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/admission-conformance/admission-conformance/framework/parallel"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
+
+// runUnit runs one unit's worker and returns the cases it reported, and,
+// when a case did not pass, the worker's own account of it (Ginkgo's
+// failure details) for the run's output.
+func (p *parallelRun) runUnit(u parallel.Unit) ([]results.Spec, string) {
+	outcomes, details, _ := p.runWorker(u, 0, nil)
+	p.mu.Lock()
+	if _, failed := p.failures[u.Spec.ShortName]; !failed {
+		p.outcomes = append(p.outcomes, outcomes...) // else Merge reports them
+	}
+	p.mu.Unlock()
+	return outcomes, details
+}
+
+// runWorker runs one worker for u: repetition rep of a run with --repeat
+// (0: the only run), of the cases named in only (nil: all of u's). started
+// is false when an interrupt came before it started.
+func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []results.Spec, _ string, started bool) {
+	dir := filepath.Join(p.dir, u.Spec.ShortName)
+	if rep > 0 {
+		dir += fmt.Sprintf(".rep%d", rep)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return p.failedToStart(u, err.Error())
+	}
+	logPath := filepath.Join(dir, "output.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return p.failedToStart(u, err.Error())
+	}
+	defer logFile.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return p.failedToStart(u, err.Error())
+	}
+	args := []string{"run", "--attach", p.attach, "--report-dir", dir, "--label-filter", "spec:" + u.Spec.ShortName}
+	focus := p.runOpts.Selection.Focus
+	if only != nil {
+		// Cases the first repetition ran, so the selection's focus
+		// already holds for them: name each exactly instead.
+		focus = nil
+		for _, c := range only {
+			focus = append(focus, exactCase(c))
+		}
+	}
+	for _, f := range focus {
+		args = append(args, "--focus", f)
+	}
+	for _, s := range p.runOpts.Selection.Skip {
+		args = append(args, "--skip", s)
+	}
+	// Not through framework/childproc, nor are the matrix's targets
+	// (internal/engine/matrix): childproc starts roles of this binary
+	// through the environment, in this process's group, and stops them
+	// itself; a worker is a `run` of its own, in its own process group so
+	// that each interrupt reaches it once, from this process (forward),
+	// and it ends on its own. One child-process package for all of them
+	// (issue 22) is left for after the move.
+	cmd := exec.Command(exe, args...)
+	cmd.Env = repetitionEnv(rep)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Its own process group: a Ctrl-C on the terminal reaches this process
+	// only, which passes it on once (forward). The stdin pipe ends the
+	// worker should this process die.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return p.failedToStart(u, err.Error())
+	}
+	defer stdin.Close()
+	p.mu.Lock()
+	if p.signal != nil {
+		p.mu.Unlock()
+		return nil, "", false // interrupted before it started: reported as not run
+	}
+	if err := cmd.Start(); err != nil {
+		p.mu.Unlock()
+		return p.failedToStart(u, err.Error())
+	}
+	p.children[cmd] = true
+	p.mu.Unlock()
+	waitErr := cmd.Wait()
+	p.mu.Lock()
+	delete(p.children, cmd)
+	p.mu.Unlock()
+
+	res, err := results.Read(filepath.Join(dir, results.FileName))
+	if err != nil {
+		why := fmt.Sprintf("%v (exit: %v); last output: %s", err, waitErr, tailOf(logPath, 8))
+		outcomes, details := p.failed(u, why)
+		return outcomes, details, true
+	}
+	outcomes := parallel.Outcomes(res)
+	details := ""
+	if slices.ContainsFunc(outcomes, func(s results.Spec) bool { return s.State == results.Failed }) {
+		details = ginkgoDetails(logPath)
+	}
+	return outcomes, details, true
+}
+
+// failedToStart is failed for a worker that could not be started: it did
+// run, in the sense that its cases have an outcome (failed).
+func (p *parallelRun) failedToStart(u parallel.Unit, why string) ([]results.Spec, string, bool) {
+	outcomes, details := p.failed(u, why)
+	return outcomes, details, true
+}
+
+// failed records why a unit's worker gave no results; Merge then reports
+// its cases failed with that reason.
+func (p *parallelRun) failed(u parallel.Unit, why string) ([]results.Spec, string) {
+	p.mu.Lock()
+	p.failures[u.Spec.ShortName] = why
+	p.mu.Unlock()
+	var out []results.Spec
+	for _, c := range u.Cases {
+		s := results.Spec{Suite: u.Spec.Suite, ShortName: u.Spec.ShortName, Name: c, State: results.Failed,
+			Profile: string(u.Spec.Profile), Seed: u.Spec.Seed,
+			Message: "no result from the worker process that ran " + u.Spec.ShortName + ": " + why}
+		for _, f := range u.Spec.Features {
+			s.Features = append(s.Features, string(f))
+		}
+		out = append(out, s)
+	}
+	return out, ""
+}
+
+// progressLine matches the lines of a worker's progress, which the
+// parent prints itself; a case that did not pass has its message's first
+// line indented under it.
+var progressLine = regexp.MustCompile(`^\[\d+/\d+\] |^running \d+ spec case\(s\)$`)
+
+// workerTotals matches the lines where a worker's Ginkgo counts its own
+// run (of one spec), which would mislead in the run's output.
+var workerTotals = regexp.MustCompile(`^\[\d+\] admission-conformance - |^Ran \d+ of \d+ Specs? in |^\s*(SUCCESS|FAIL)!|^run-conformance: |^worker: `)
+
+// ginkgoDetails is a worker's output without its progress lines: Ginkgo's
+// account of what failed.
+func ginkgoDetails(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	underProgress := false
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case progressLine.MatchString(line):
+			underProgress = true
+			continue
+		case underProgress && strings.HasPrefix(line, "    "):
+			continue
+		}
+		underProgress = false
+		if workerTotals.MatchString(line) || b.Len() == 0 && strings.TrimSpace(line) == "" {
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// tailOf is the last n lines of a file, on one line.
+func tailOf(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "(none)"
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 || lines[0] == "" {
+		return "(none)"
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,64 @@
+package runconfig
+
+import (
+	"slices"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+)
+
+// The values of the hidden --node-fault flag: deliberately broken nodes the
+// harness's own tests run the nodeadmit suite against.
+const (
+	faultNoPredicates    = string(hollow.NoPredicates)
+	faultReasonsDiffer   = string(hollow.ReasonsDiffer)
+	faultPluginsFailOpen = "plugins-fail-open"
+	// faultNoPluginHost is not broken but bare: nodes as upstream ships
+	// them, without the KEP-2823 plugin host.
+	faultNoPluginHost = "no-plugin-host"
+)
+
+// validateNodes checks --nodes and --node-fault.
+func (o *Config) validateNodes() error {
+	if o.Nodes < 0 {
+		return exitcode.Usagef("--nodes must be 0 or more, got %d", o.Nodes)
+	}
+	switch o.NodeFault {
+	case "", faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultNoPluginHost:
+		return nil
+	}
+	return exitcode.Usagef("--node-fault: unknown fault %q: use %s, %s, %s or %s", o.NodeFault,
+		faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultNoPluginHost)
+}
+
+// NodeSpec is the shape of the embedded cluster's nodes (validated first).
+func (o *Config) NodeSpec() nodes.Spec {
+	s := nodes.DefaultSpec()
+	switch o.NodeFault {
+	case faultNoPredicates, faultReasonsDiffer:
+		s.Broken = hollow.Broken(o.NodeFault)
+	case faultPluginsFailOpen:
+		s.PluginsFailOpen = true
+	case faultNoPluginHost:
+		s.PluginHost = false
+	}
+	return s
+}
+
+// NodeCount is how many nodes to start: none unless the selection can
+// include a spec that uses nodes (the nodeadmit suite, and specs needing
+// NodeAdmission), since each node costs a process and a ten-second warm-up.
+func (o *Config) NodeCount() int {
+	if o.Nodes == 0 || !o.mayRun(UsesNodes) {
+		return 0
+	}
+	return o.Nodes
+}
+
+// UsesNodes reports whether a spec places pods on nodes.
+func UsesNodes(s spec.Spec) bool {
+	return s.Suite == "nodeadmit" || slices.Contains(s.Features, features.NodeAdmission)
+}
