@@ -49,7 +49,9 @@ test:
 # The parsers of every user input, fuzzed one target after another for
 # FUZZTIME each (-parallel 1: one fuzzing worker): package:FuzzName. Inputs
 # that fail land in the package's testdata/fuzz/FuzzName/, which `go test`
-# (and so `make test`) replays with the seeds. FUZZMINIMIZETIME bounds the
+# (and so `make test`) replays with the seeds; so do the new interesting
+# inputs the fuzzer found, copied there from Go's cache after each target
+# (commit them to keep the corpus). FUZZMINIMIZETIME bounds the
 # minimizing of each new input (Go's default, 60s, can take a whole run of
 # the slower targets).
 FUZZTIME ?= 60s
@@ -75,6 +77,8 @@ fuzz:
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) -parallel 1; \
+		cache="$$($(GO) env GOCACHE)/fuzz/$$($(GO) list -m)/$${pkg#./}/$$name"; \
+		if [ -d "$$cache" ]; then mkdir -p "$$pkg/testdata/fuzz/$$name" && cp -n "$$cache"/* "$$pkg/testdata/fuzz/$$name/" 2>/dev/null || true; fi; \
 	done
 
 bench:
