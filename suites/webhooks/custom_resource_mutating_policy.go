@@ -10,7 +10,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
@@ -55,7 +54,7 @@ var _ = harness.Describe(customResourceMutatingPolicy, func(f *harness.Framework
 			Mutations: []mutatingpolicy.Mutation{applyConfiguration(`Object{spec: Object.spec{tags: ["set by the policy"]}}`)},
 		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 
-		res := f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
+		res := widgets(f, crd, "v1")
 		merged := widget(f, crd, "v1", "map-list", map[string]any{"items": []any{map[string]any{"name": "kept", "value": "by the client"}}})
 		merged.SetLabels(map[string]string{probeLabel: "map-list"})
 		// The policies type the custom resource by its CRD's published

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
@@ -88,7 +89,7 @@ func createCRD(ctx context.Context, f *harness.Framework, crd *apiextensionsv1.C
 	}
 	ginkgo.DeferCleanup(ignoreNotFound, api.Delete, crd.Name)
 	for _, v := range crd.Spec.Versions {
-		res := f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
+		res := widgets(f, crd, v.Name)
 		served := func(ctx context.Context) (bool, error) {
 			_, err := res.List(ctx, metav1.ListOptions{})
 			return err == nil, nil
@@ -98,6 +99,11 @@ func createCRD(ctx context.Context, f *harness.Framework, crd *apiextensionsv1.C
 		}
 	}
 	return nil
+}
+
+// widgets is the case's namespace's custom resources of crd in version.
+func widgets(f *harness.Framework, crd *apiextensionsv1.CustomResourceDefinition, version string) dynamic.ResourceInterface {
+	return f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
 }
 
 // widget is a custom resource of crd in version with the given spec.
@@ -134,7 +140,7 @@ var _ = harness.Describe(customResourceAdmission, func(f *harness.Framework) {
 		validating, err := f.RegisterValidating(ctx, "cr-see", harness.Hook{Name: "see", Rules: widgetRules(crd, "v1"), Behaviour: allow()})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
-		res := f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
+		res := widgets(f, crd, "v1")
 		created, err := res.Create(ctx, widget(f, crd, "v1", "patched", map[string]any{"color": "blue"}), metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(created.Object["spec"]).To(gomega.Equal(map[string]any{"color": "blue", "size": int64(3)}), "the create answers with the patched custom resource")
@@ -164,7 +170,7 @@ var _ = harness.Describe(customResourceAdmission, func(f *harness.Framework) {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 		for _, version := range []string{"v1", "v2"} {
-			res := f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
+			res := widgets(f, crd, version)
 			_, err := res.Create(ctx, widget(f, crd, version, "in-"+version, map[string]any{"color": "green"}), metav1.CreateOptions{})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		}
@@ -205,7 +211,7 @@ var _ = harness.Describe(customResourceAdmission, func(f *harness.Framework) {
 		}, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
 
 		create := func(version, name string, size int64) error {
-			res := f.Dynamic.Resource(schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}).Namespace(f.Namespace)
+			res := widgets(f, crd, version)
 			_, err := res.Create(ctx, widget(f, crd, version, name, map[string]any{"size": size}), metav1.CreateOptions{})
 			return err
 		}

@@ -1,9 +1,6 @@
 package webhooks
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -78,7 +75,7 @@ var _ = harness.Describe(namespaceSelectorOnClusterScoped, func(f *harness.Frame
 		warnedAbout := func(name, value string) bool {
 			_, err := api.Create(ctx, priorityClass(name, value), dryRun)
 			gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "Warn admits the dry-run create")
-			return slices.ContainsFunc(warned.take(), func(w string) bool { return strings.Contains(w, message) })
+			return warned.takeMentioning(message)
 		}
 		gomega.Expect(warnedAbout(f.Namespace+"-in", value)).To(gomega.BeTrue(),
 			"the policy applies to a cluster-scoped object its objectSelector selects, whatever its namespaceSelector")

@@ -3,7 +3,6 @@ package webhooks
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -132,7 +131,7 @@ var _ = harness.Describe(namespaceSelectorOnNamespaces, func(f *harness.Framewor
 		client, warned := warningClient(f)
 		var got []string
 		namespaceSteps(ctx, f, client, scope, func(step string) {
-			if slices.ContainsFunc(warned.take(), func(w string) bool { return strings.Contains(w, message) }) {
+			if warned.takeMentioning(message) {
 				got = append(got, step)
 			}
 		})

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -96,51 +97,47 @@ var _ = harness.Describe(policyCheckMetrics, func(f *harness.Framework) {
 	})
 
 	ginkgo.It("validations that fail to evaluate: allow under failurePolicy Ignore, deny under Fail, error_type invalid_error", func(ctx ginkgo.SpecContext) {
-		for suffix, fp := range map[string]admissionregistrationv1.FailurePolicyType{"ignore": admissionregistrationv1.Ignore, "fail": admissionregistrationv1.Fail} {
-			gomega.Expect(vapAndBinding(ctx, f, suffix, admissionregistrationv1.ValidatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(fp),
-				Validations:   []admissionregistrationv1.Validation{{Expression: failsToEvaluate, Message: "never evaluates"}},
-			}, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
-		}
-		gomega.Expect(awaitVAPs(ctx, f)).To(gomega.Succeed())
-		before := mustScrapeMetrics(ctx, f, read...)
-		for i := range 2 {
-			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, verdict(f, fmt.Sprintf("any-%d", i), "any"), metav1.CreateOptions{})
-			gomega.Expect(err).To(gomega.HaveOccurred(), "the policy under failurePolicy Fail denies")
-		}
-		after := mustScrapeMetrics(ctx, f, read...)
-		for suffix, action := range map[string]string{"ignore": "allow", "fail": "deny"} {
-			name := policyName(f, suffix)
-			for _, metric := range []string{vapChecks, vapCheckDuration} {
-				expectMoved(before, after, metric, lbl("policy", name),
-					deltas{}.add(2, lbl("policy", name, "policy_binding", name, "error_type", "invalid_error", "enforcement_action", action)),
-					"one check per request whose validation failed to evaluate")
-			}
-		}
+		expectChecksPerFailurePolicy(ctx, f, []admissionregistrationv1.Validation{{Expression: failsToEvaluate, Message: "never evaluates"}},
+			"invalid_error", "one check per request whose validation failed to evaluate", func(ctx context.Context, i int) {
+				_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, verdict(f, fmt.Sprintf("any-%d", i), "any"), metav1.CreateOptions{})
+				gomega.Expect(err).To(gomega.HaveOccurred(), "the policy under failurePolicy Fail denies")
+			})
 	})
 
 	ginkgo.It("validations together over the binding's cost budget: one check per request, error_type out_of_budget, allow under Ignore, deny under Fail", func(ctx ginkgo.SpecContext) {
-		for suffix, fp := range map[string]admissionregistrationv1.FailurePolicyType{"ignore": admissionregistrationv1.Ignore, "fail": admissionregistrationv1.Fail} {
-			gomega.Expect(vapAndBinding(ctx, f, suffix, admissionregistrationv1.ValidatingAdmissionPolicySpec{FailurePolicy: ptr.To(fp), Validations: overBudget()},
-				admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
-		}
-		gomega.Expect(awaitVAPs(ctx, f)).To(gomega.Succeed())
-		before := mustScrapeMetrics(ctx, f, read...)
-		for i := range 2 {
-			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, itemsConfigMap(f, fmt.Sprintf("mid-%d", i), midItems, "good"), metav1.CreateOptions{})
-			expectPolicyDenial(err, 422, metav1.StatusReasonInvalid, vapDenied(f, "fail", budgetExceeded))
-		}
-		after := mustScrapeMetrics(ctx, f, read...)
-		for suffix, action := range map[string]string{"ignore": "allow", "fail": "deny"} {
-			name := policyName(f, suffix)
-			for _, metric := range []string{vapChecks, vapCheckDuration} {
-				expectMoved(before, after, metric, lbl("policy", name),
-					deltas{}.add(2, lbl("policy", name, "policy_binding", name, "error_type", "out_of_budget", "enforcement_action", action)),
-					"one check per request whose validations ran out of the binding's budget, none per validation")
-			}
-		}
+		expectChecksPerFailurePolicy(ctx, f, overBudget(),
+			"out_of_budget", "one check per request whose validations ran out of the binding's budget, none per validation", func(ctx context.Context, i int) {
+				_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, itemsConfigMap(f, fmt.Sprintf("mid-%d", i), midItems, "good"), metav1.CreateOptions{})
+				expectPolicyDenial(err, 422, metav1.StatusReasonInvalid, vapDenied(f, "fail", budgetExceeded))
+			})
 	})
 })
+
+// expectChecksPerFailurePolicy binds validations in two policies, one
+// failurePolicy Ignore (suffix ignore), one Fail (suffix fail), sends two
+// requests both match, and expects each policy to count one check per
+// request with errorType and its failure policy's action (allow, deny).
+func expectChecksPerFailurePolicy(ctx context.Context, f *harness.Framework, validations []admissionregistrationv1.Validation,
+	errorType, why string, send func(ctx context.Context, i int)) {
+	for suffix, fp := range map[string]admissionregistrationv1.FailurePolicyType{"ignore": admissionregistrationv1.Ignore, "fail": admissionregistrationv1.Fail} {
+		gomega.ExpectWithOffset(1, vapAndBinding(ctx, f, suffix, admissionregistrationv1.ValidatingAdmissionPolicySpec{FailurePolicy: ptr.To(fp), Validations: validations},
+			admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
+	}
+	gomega.ExpectWithOffset(1, awaitVAPs(ctx, f)).To(gomega.Succeed())
+	read := []string{vapChecks, vapCheckDuration}
+	before := mustScrapeMetrics(ctx, f, read...)
+	for i := range 2 {
+		send(ctx, i)
+	}
+	after := mustScrapeMetrics(ctx, f, read...)
+	for suffix, action := range map[string]string{"ignore": "allow", "fail": "deny"} {
+		name := policyName(f, suffix)
+		for _, metric := range read {
+			expectMoved(before, after, metric, lbl("policy", name),
+				deltas{}.add(2, lbl("policy", name, "policy_binding", name, "error_type", errorType, "enforcement_action", action)), why)
+		}
+	}
+}
 
 // overBudget is 13 validations of 797,582 each on a midItems object: over a
 // binding's 10,000,000 runtime budget (cel_errors_and_budget.go).
@@ -156,19 +153,13 @@ var _ = harness.Describe(mutatingPolicyCheckMetrics, func(f *harness.Framework) 
 	ginkgo.It("one check per mutation: no_error when applied, invalid_error when it fails to evaluate", func(ctx ginkgo.SpecContext) {
 		// The first policy is created without waiting; mapWith waits for both.
 		applied := policyName(f, "applied")
-		gomega.Expect(createMAP(ctx, f, applied, mutatingpolicy.MutatingAdmissionPolicySpec{
+		gomega.Expect(mapAndBinding(ctx, f, "applied", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			Mutations: []mutatingpolicy.Mutation{
 				applyConfiguration(`Object{data: {"applied": "yes"}}`),
 				jsonPatch(`[JSONPatch{op: "add", path: "/data/patched", value: "yes"}]`),
 			},
-		})).To(gomega.Succeed())
-		bindings := mutatingpolicy.BindingClient(f.Dynamic)
-		b := &mutatingpolicy.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: applied, Labels: f.Labels()},
-			Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: applied, MatchResources: scoped(f, nil)}}
-		_, err := bindings.Create(ctx, b, metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.DeferCleanup(ignoreNotFound, bindings.Delete, applied)
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		gomega.Expect(mapWith(ctx, f, "erroring", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Ignore),
 			Mutations: []mutatingpolicy.Mutation{

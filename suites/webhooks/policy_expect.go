@@ -3,6 +3,7 @@ package webhooks
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -36,6 +37,12 @@ func (w *warnings) take() []string {
 	out := w.texts
 	w.texts = nil
 	return out
+}
+
+// takeMentioning reports whether a warning collected since the last take
+// contains text, and forgets them all.
+func (w *warnings) takeMentioning(text string) bool {
+	return slices.ContainsFunc(w.take(), func(warning string) bool { return strings.Contains(warning, text) })
 }
 
 // warningClient is a client whose warnings are collected, not logged.
