@@ -67,6 +67,23 @@ type NodesStarting interface {
 	NodesErr() error
 }
 
+// Disposable is implemented by clusters that Stop deletes whole (the
+// embedded cluster; a kind cluster the run created and does not keep):
+// what a case leaves in one goes with it. A case there deletes only what
+// keeps acting after it (its pods and what makes pods), not its namespace:
+// the namespace controller's deletion of a namespace costs the apiserver
+// about 90 requests, and with one namespace per case that was most of a
+// run's apiserver work.
+type Disposable interface {
+	Disposable() bool
+}
+
+// IsDisposable reports whether c is a Disposable cluster that says so.
+func IsDisposable(c Cluster) bool {
+	d, ok := c.(Disposable)
+	return ok && d.Disposable()
+}
+
 // SharedMetrics is implemented by clusters whose apiserver replicas share
 // one metrics registry, so every replica's /metrics shows the totals of all.
 // (The embedded replicas run in one process and register into the

@@ -75,6 +75,10 @@ type Env struct {
 	// Installed are the features the harness installed itself (reference
 	// implementations); they are in Supported too.
 	Installed features.Set
+	// NodeSlot says which of the nodes with a capability this process's
+	// cases use: in a parallel run, the node its unit holds
+	// (parallel.Unit.NodeSlot); 0, the first, otherwise.
+	NodeSlot int
 	// quiet holds other processes' configuration writes off while a case
 	// measuring enforcement runs (spec.Isolation.Quiet), and tells when
 	// each kind was last written; local in a process that runs every case
@@ -184,7 +188,7 @@ func (e *Env) Close(ctx context.Context) error {
 	errs = append(errs, e.closeReferenceInitializers(ctx))
 	if e.Cluster != nil && !e.attached {
 		sweepCtx, cancel := context.WithTimeout(ctx, e.Bounds.Cleanup.Duration)
-		errs = append(errs, sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID, e.initializersTried))
+		errs = append(errs, sweep(sweepCtx, e.Cluster.RESTConfig(), e.RunID, e.initializersTried, !cluster.IsDisposable(e.Cluster)))
 		cancel()
 	}
 	if e.Webhooks != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/results"
@@ -88,13 +89,11 @@ func (f *Framework) setUp(ctx context.Context) error {
 		return fmt.Errorf("create the spec's namespace: %w", err)
 	}
 	f.Namespace = ns.Name
-	ginkgo.DeferCleanup(func(ctx context.Context) error {
-		err := f.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return err
-	})
+	cleanUp := deleteNamespace
+	if cluster.IsDisposable(env.Cluster) {
+		cleanUp = releaseNamespace
+	}
+	ginkgo.DeferCleanup(func(ctx context.Context) error { return cleanUp(ctx, f.Client, ns.Name) })
 	if env.Supported.Has(features.ControllerManager) {
 		return f.waitForControllerObjects(ctx)
 	}
@@ -141,7 +140,7 @@ func (f *Framework) propagationBound(k quiet.Kind) time.Duration {
 	if k == quiet.WebhookConfigurations {
 		return f.Bounds.WebhookConfigPropagation.Duration
 	}
-	return f.Bounds.PolicyPropagation.Duration
+	return f.Bounds.PolicyPropagation.Duration // both policy kinds
 }
 
 // waitForControllerObjects waits until the controller manager has put its

@@ -21,14 +21,15 @@ import (
 // namespaces. It is the safety net behind each spec's DeferCleanup, and what
 // a cleanup after a killed run calls.
 func Sweep(ctx context.Context, config *rest.Config, runID string) error {
-	return sweep(ctx, config, runID, true)
+	return sweep(ctx, config, runID, true, true)
 }
 
 // sweep is Sweep, without the reference initializers' objects unless
 // initializers: a run that never installed them has none of its own there,
 // and may lack the permissions to look (an in-cluster run's service account
-// holds exactly the preflight's).
-func sweep(ctx context.Context, config *rest.Config, runID string, initializers bool) error {
+// holds exactly the preflight's). Without namespaces it leaves the
+// namespaces, which go with a disposable cluster (releaseNamespace).
+func sweep(ctx context.Context, config *rest.Config, runID string, initializers, namespaces bool) error {
 	client, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return err
@@ -59,10 +60,13 @@ func sweep(ctx context.Context, config *rest.Config, runID string, initializers 
 	if initializers {
 		collect("reference initializers", sweepReferenceInitializers(ctx, config, selector))
 	}
-	namespaces, err := client.CoreV1().Namespaces().List(ctx, list)
+	if !namespaces {
+		return errors.Join(errs...)
+	}
+	all, err := client.CoreV1().Namespaces().List(ctx, list)
 	collect("namespaces", err)
 	if err == nil {
-		for _, ns := range namespaces.Items {
+		for _, ns := range all.Items {
 			if ns.DeletionTimestamp != nil {
 				// Its spec deleted it; asking again costs a request
 				// each, and a run leaves hundreds terminating.

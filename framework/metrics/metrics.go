@@ -19,7 +19,7 @@ import (
 func Sum(ctx context.Context, configs []*rest.Config, name string, want map[string]string) (float64, error) {
 	var total float64
 	for i, c := range configs {
-		families, err := scrape(ctx, c)
+		families, err := Scrape(ctx, c, name)
 		if err != nil {
 			return 0, fmt.Errorf("replica %d: %w", i, err)
 		}
@@ -30,7 +30,14 @@ func Sum(ctx context.Context, configs []*rest.Config, name string, want map[stri
 	return total, nil
 }
 
-func scrape(ctx context.Context, c *rest.Config) (map[string]*dto.MetricFamily, error) {
+// Scrape reads the families called names from one apiserver's /metrics.
+// Only their lines are parsed: an apiserver exposes thousands of series and
+// specs poll a few, so parsing everything is most of a poll's cost.
+func Scrape(ctx context.Context, c *rest.Config, names ...string) (map[string]*dto.MetricFamily, error) {
+	c = rest.CopyConfig(c)
+	// Uncompressed: the apiserver is local, and gzip costs it more CPU than
+	// the bytes cost the loopback.
+	c.DisableCompression = true
 	client, err := kubernetes.NewForConfig(c)
 	if err != nil {
 		return nil, err
@@ -39,7 +46,7 @@ func scrape(ctx context.Context, c *rest.Config) (map[string]*dto.MetricFamily, 
 	if err != nil {
 		return nil, fmt.Errorf("scrape /metrics: %w", err)
 	}
-	return Parse(raw)
+	return Parse(Only(raw, names...))
 }
 
 // Parse reads the Prometheus text format.
@@ -50,6 +57,45 @@ func Parse(raw []byte) (map[string]*dto.MetricFamily, error) {
 		return nil, fmt.Errorf("parse /metrics: %w", err)
 	}
 	return families, nil
+}
+
+// Only keeps the lines of the families called names from text in the
+// Prometheus text format as client_golang writes it: each family a block
+// that starts with its # HELP or # TYPE line, its samples after it (a
+// histogram's _bucket, _sum and _count lines included).
+func Only(raw []byte, names ...string) []byte {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out bytes.Buffer
+	keep := false
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i+1], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if name, ok := familyOf(line); ok {
+			keep = want[name]
+		}
+		if keep {
+			out.Write(line)
+		}
+	}
+	return out.Bytes()
+}
+
+// familyOf returns the family a # HELP or # TYPE line starts.
+func familyOf(line []byte) (string, bool) {
+	for _, prefix := range [][]byte{[]byte("# HELP "), []byte("# TYPE ")} {
+		if rest, ok := bytes.CutPrefix(line, prefix); ok {
+			name, _, _ := bytes.Cut(rest, []byte(" "))
+			return string(bytes.TrimSpace(name)), true
+		}
+	}
+	return "", false
 }
 
 func sumMatching(fam *dto.MetricFamily, want map[string]string) float64 {
@@ -95,7 +141,7 @@ type Sample struct {
 func Series(ctx context.Context, configs []*rest.Config, name string, want map[string]string) ([]Sample, error) {
 	var out []Sample
 	for i, c := range configs {
-		families, err := scrape(ctx, c)
+		families, err := Scrape(ctx, c, name)
 		if err != nil {
 			return nil, fmt.Errorf("replica %d: %w", i, err)
 		}

@@ -44,6 +44,9 @@ type Attach struct {
 	// MetricsShared: the replicas share one metrics registry
 	// (cluster.SharedMetrics).
 	MetricsShared bool `json:"metricsShared,omitempty"`
+	// Disposable: the parent's Stop deletes the cluster whole
+	// (cluster.Disposable).
+	Disposable bool `json:"disposable,omitempty"`
 	// WebhookHost is the address of this host the apiservers reach, where a
 	// worker's fake webhook server listens (cluster.WebhookHost); empty:
 	// loopback.

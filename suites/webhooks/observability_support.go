@@ -12,7 +12,6 @@ import (
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -93,15 +92,7 @@ func scrapeMetrics(ctx context.Context, f *harness.Framework, names ...string) (
 		out[n] = map[string]*metricPoint{}
 	}
 	for i, c := range cluster.MetricsConfigs(f.Env.Cluster) {
-		client, err := kubernetes.NewForConfig(c)
-		if err != nil {
-			return nil, err
-		}
-		raw, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("replica %d: scrape /metrics: %w", i, err)
-		}
-		families, err := metrics.Parse(raw)
+		families, err := metrics.Scrape(ctx, c, names...)
 		if err != nil {
 			return nil, fmt.Errorf("replica %d: %w", i, err)
 		}

@@ -100,6 +100,10 @@ func (c *Cluster) Topology() string {
 		c.apiserverCount, c.scheduled, c.controlled, len(c.nodeSet().Names()))
 }
 
+// Disposable implements cluster.Disposable: Stop removes the cluster and
+// its data directory.
+func (c *Cluster) Disposable() bool { return true }
+
 // MetricsShared implements cluster.SharedMetrics: the replicas are in one
 // process and share its metrics registry.
 func (c *Cluster) MetricsShared() bool { return true }

@@ -60,6 +60,7 @@ func Describe(env *harness.Env, webhookHosts []string, relay *parallel.Relay) (p
 	if l, ok := c.(cluster.AuditLog); ok {
 		a.AuditLogs = l.AuditLogPaths()
 	}
+	a.Disposable = cluster.IsDisposable(c)
 	if s, ok := c.(cluster.SharedMetrics); ok {
 		a.MetricsShared = s.MetricsShared()
 	}
@@ -131,6 +132,9 @@ func (c *Cluster) Topology() string { return c.a.Topology }
 // Stop implements cluster.Cluster: the cluster is the parent's to stop.
 func (c *Cluster) Stop(context.Context) error { return nil }
 
+// Disposable implements cluster.Disposable: the parent's cluster is.
+func (c *Cluster) Disposable() bool { return c.a.Disposable }
+
 // MetricsShared implements cluster.SharedMetrics.
 func (c *Cluster) MetricsShared() bool { return c.a.MetricsShared }
 
@@ -166,6 +170,7 @@ var (
 	_ cluster.Faults          = (*Cluster)(nil)
 	_ cluster.Cluster         = (*Cluster)(nil)
 	_ cluster.SharedMetrics   = (*Cluster)(nil)
+	_ cluster.Disposable      = (*Cluster)(nil)
 	_ cluster.StaticManifests = (*Cluster)(nil)
 	_ nodes.PluginHosts       = (*Cluster)(nil)
 	_ cluster.AuditLog        = auditCluster{}
