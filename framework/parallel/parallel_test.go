@@ -49,7 +49,7 @@ var testSpecs = func() map[string]spec.Spec {
 	for name, s := range map[string]spec.Spec{
 		"ParallelTestQuietWebhooks": {Isolation: spec.Isolation{Quiet: []quiet.Kind{quiet.WebhookConfigurations}, Reason: "test"},
 			Features: []features.Name{features.ValidatingWebhook}},
-		"ParallelTestQuietPolicies": {Isolation: spec.Isolation{Quiet: []quiet.Kind{quiet.AdmissionPolicies}, Reason: "test"},
+		"ParallelTestQuietPolicies": {Isolation: spec.Isolation{Quiet: []quiet.Kind{quiet.ValidatingAdmissionPolicies}, Reason: "test"},
 			Features: []features.Name{features.ValidatingAdmissionPolicy}},
 		"ParallelTestWritesWebhooks": {Features: []features.Name{features.MutatingWebhook}},
 		"ParallelTestWritesPolicies": {Features: []features.Name{features.ValidatingAdmissionPolicy}},
@@ -131,6 +131,7 @@ type recorder struct {
 	maxRunning int
 	order      []string
 	nodesUp    func() bool
+	nodeSlots  int
 }
 
 func (r *recorder) run(u Unit) {
@@ -141,6 +142,12 @@ func (r *recorder) run(u Unit) {
 			r.t.Errorf("%s started beside %s, one of them serial", name, other)
 		}
 		for _, s := range u.holds() {
+			if s == spec.NodesState && r.nodeSlots > 1 && contains(o.holds(), s) {
+				if o.NodeSlot == u.NodeSlot {
+					r.t.Errorf("%s and %s hold node slot %d at once", name, other, u.NodeSlot)
+				}
+				continue
+			}
 			if contains(o.holds(), s) || contains(o.shares(), s) {
 				r.t.Errorf("%s holds %s and started beside %s", name, s, other)
 			}
@@ -198,7 +205,7 @@ func TestScheduleKeepsIsolationAndTheWorkerLimit(t *testing.T) {
 	}
 	time.AfterFunc(50*time.Millisecond, func() { up.Do(func() { close(nodes) }) })
 	r := &recorder{t: t, running: map[string]Unit{}, nodesUp: nodesUp}
-	notStarted := Schedule(context.Background(), units, 3, nodes, r.run)
+	notStarted := Schedule(context.Background(), units, 3, 1, nodes, r.run)
 	if len(notStarted) != 0 {
 		t.Errorf("not started: %v", notStarted)
 	}
@@ -221,7 +228,7 @@ func TestQuietWindowsOfTwoKindsRunTogetherAndBeforeTheirWriters(t *testing.T) {
 		units = append(units, Unit{Spec: testSpecs[name], Estimate: 20 * time.Millisecond, Cases: []string{name + " case"}})
 	}
 	r := &recorder{t: t, running: map[string]Unit{}}
-	if notStarted := Schedule(context.Background(), units, 4, nil, r.run); len(notStarted) != 0 {
+	if notStarted := Schedule(context.Background(), units, 4, 1, nil, r.run); len(notStarted) != 0 {
 		t.Fatalf("not started: %v", notStarted)
 	}
 	if first := r.order[:2]; !contains(first, "ParallelTestQuietWebhooks") || !contains(first, "ParallelTestQuietPolicies") {
@@ -232,12 +239,49 @@ func TestQuietWindowsOfTwoKindsRunTogetherAndBeforeTheirWriters(t *testing.T) {
 	}
 }
 
+func TestNodeHoldersShareOutTheNodesAndTheirSharersWait(t *testing.T) {
+	var units []Unit
+	for _, name := range []string{"ParallelTestHolder1", "ParallelTestHolder2", "ParallelTestSharer1", "ParallelTestSharer2"} {
+		units = append(units, Unit{Spec: testSpecs[name], Estimate: 20 * time.Millisecond, Cases: []string{name + " case"}})
+	}
+	slots := map[string]int{}
+	r := &recorder{t: t, running: map[string]Unit{}, nodeSlots: 2}
+	if notStarted := Schedule(context.Background(), units, 4, 2, nil, func(u Unit) {
+		r.mu.Lock()
+		slots[u.Spec.ShortName] = u.NodeSlot
+		r.mu.Unlock()
+		r.run(u)
+	}); len(notStarted) != 0 {
+		t.Fatalf("not started: %v", notStarted)
+	}
+	if first := r.order[:2]; !contains(first, "ParallelTestHolder1") || !contains(first, "ParallelTestHolder2") {
+		t.Errorf("order %v: the two holders of the nodes did not start first", r.order)
+	}
+	if slots["ParallelTestHolder1"] == slots["ParallelTestHolder2"] {
+		t.Errorf("both holders got node slot %d", slots["ParallelTestHolder1"])
+	}
+	if r.maxRunning != 2 {
+		t.Errorf("at most %d ran at once, want the two holders together, then the two sharers", r.maxRunning)
+	}
+	// One slot: the holders run one after the other, each on slot 0.
+	r = &recorder{t: t, running: map[string]Unit{}}
+	Schedule(context.Background(), units[:2], 4, 1, nil, func(u Unit) {
+		if u.NodeSlot != 0 {
+			t.Errorf("%s got node slot %d of 1", u.Spec.ShortName, u.NodeSlot)
+		}
+		r.run(u)
+	})
+	if r.maxRunning != 1 {
+		t.Errorf("with one node slot %d holders ran at once", r.maxRunning)
+	}
+}
+
 func TestScheduleStopsStartingWhenTheContextEnds(t *testing.T) {
 	units := allUnits()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &recorder{t: t, running: map[string]Unit{}}
 	started := 0
-	notStarted := Schedule(ctx, units, 2, nil, func(u Unit) {
+	notStarted := Schedule(ctx, units, 2, 1, nil, func(u Unit) {
 		started++
 		if started == 2 {
 			cancel()

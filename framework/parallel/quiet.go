@@ -14,8 +14,8 @@ import (
 var writesKind = map[features.Name]quiet.Kind{
 	features.MutatingWebhook:           quiet.WebhookConfigurations,
 	features.ValidatingWebhook:         quiet.WebhookConfigurations,
-	features.ValidatingAdmissionPolicy: quiet.AdmissionPolicies,
-	features.MutatingAdmissionPolicy:   quiet.AdmissionPolicies,
+	features.ValidatingAdmissionPolicy: quiet.ValidatingAdmissionPolicies,
+	features.MutatingAdmissionPolicy:   quiet.MutatingAdmissionPolicies,
 }
 
 // quietState is the scheduling state of a quiet window of the kind: the

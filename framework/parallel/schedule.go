@@ -3,6 +3,8 @@ package parallel
 import (
 	"context"
 	"slices"
+
+	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
 // Schedule runs units with up to workers at a time and returns the indexes
@@ -18,8 +20,19 @@ import (
 // others, one at a time, with nothing beside them. Among the units that may
 // start, the one at the head of the longest chain of holders goes first,
 // then the longest (see priority).
-func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan struct{}, run func(Unit)) (notStarted []int) {
+//
+// With nodeSlots > 1 (several alike nodes) up to that many units hold
+// spec.NodesState at once, each given a node of its own (Unit.NodeSlot):
+// holding the nodes state means holding one node.
+func Schedule(ctx context.Context, units []Unit, workers, nodeSlots int, nodesReady <-chan struct{}, run func(Unit)) (notStarted []int) {
 	workers = max(1, workers)
+	nodeSlots = max(1, nodeSlots)
+	capacity := func(s string) int {
+		if s == spec.NodesState {
+			return nodeSlots
+		}
+		return 1
+	}
 	if nodesReady == nil {
 		ready := make(chan struct{})
 		close(ready)
@@ -33,29 +46,40 @@ func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan 
 			pending = append(pending, i)
 		}
 	}
-	held := map[string]bool{}  // states a running unit holds
+	held := map[string]int{}   // running units holding each state
 	shared := map[string]int{} // running units sharing each state
 	holdersLeft := map[string]int{}
+	slotBusy := make([]bool, nodeSlots)
+	slotOf := map[int]int{}
 	finished := make(chan int)
 	running := 0
 	start := func(i int) {
 		running++
-		for _, s := range units[i].holds() {
-			held[s] = true
+		u := units[i]
+		for _, s := range u.holds() {
+			held[s]++
+			if s == spec.NodesState {
+				u.NodeSlot = slices.Index(slotBusy, false)
+				slotBusy[u.NodeSlot], slotOf[i] = true, u.NodeSlot
+			}
 		}
-		for _, s := range units[i].shares() {
+		for _, s := range u.shares() {
 			shared[s]++
 		}
 		go func() {
-			run(units[i])
+			run(u)
 			finished <- i
 		}()
 	}
 	release := func(i int) {
 		running--
 		for _, s := range units[i].holds() {
-			delete(held, s)
+			held[s]--
 			holdersLeft[s]--
+			if s == spec.NodesState {
+				slotBusy[slotOf[i]] = false
+				delete(slotOf, i)
+			}
 		}
 		for _, s := range units[i].shares() {
 			shared[s]--
@@ -97,12 +121,12 @@ func Schedule(ctx context.Context, units []Unit, workers int, nodesReady <-chan 
 			}
 			free := true
 			for _, s := range units[i].holds() {
-				if held[s] || shared[s] > 0 || reserved[s] {
+				if held[s] >= capacity(s) || shared[s] > 0 || reserved[s] {
 					free = false
 				}
 			}
 			for _, s := range units[i].shares() {
-				if held[s] || reserved[s] || holdersLeft[s] > 0 {
+				if held[s] > 0 || reserved[s] || holdersLeft[s] > 0 {
 					free = false
 				}
 			}

@@ -126,9 +126,23 @@ func TestHoldWaitsForWritesInFlight(t *testing.T) {
 	<-inFlight
 	held := make(chan error, 1)
 	go func() {
-		_, err := holder.Hold(context.Background(), AdmissionPolicies)
+		_, err := holder.Hold(context.Background(), MutatingAdmissionPolicies)
 		held <- err
 	}()
+	// A hold of another kind does not wait for it.
+	other, err := Open(dir, tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	release, err := other.Hold(ctx, ValidatingAdmissionPolicies)
+	if err != nil {
+		t.Fatalf("a hold of validating policies waited for a mutating policy write: %v", err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
 	if returned(held, 200*time.Millisecond) {
 		t.Fatal("Hold returned while a policy write was in flight")
 	}
@@ -147,14 +161,14 @@ func TestWaitsEndWithTheirContext(t *testing.T) {
 	dir := t.TempDir()
 	a, _ := Open(dir, tick)
 	b, _ := Open(dir, tick)
-	if _, err := a.Hold(context.Background(), WebhookConfigurations, AdmissionPolicies); err != nil {
+	if _, err := a.Hold(context.Background(), WebhookConfigurations, ValidatingAdmissionPolicies); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	// A second holder of a held kind waits, and gives up with its context,
 	// holding nothing.
-	if _, err := b.Hold(ctx, AdmissionPolicies); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := b.Hold(ctx, ValidatingAdmissionPolicies); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Hold beside another holder: %v, want the context's deadline", err)
 	}
 	if b.holding() {
@@ -170,8 +184,9 @@ func TestKindOfWrite(t *testing.T) {
 	for path, want := range map[string]Kind{
 		"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations":          WebhookConfigurations,
 		"/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/a":          WebhookConfigurations,
-		"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/a/status":     AdmissionPolicies,
-		"/apis/admissionregistration.k8s.io/v1alpha1/somethingnewnextrelease":            AdmissionPolicies,
+		"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/a/status":     ValidatingAdmissionPolicies,
+		"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings":          MutatingAdmissionPolicies,
+		"/apis/admissionregistration.k8s.io/v1alpha1/somethingnewnextrelease":            ValidatingAdmissionPolicies,
 		"/apis/admissionregistration.k8s.io/v1":                                          "",
 		"/apis/admissionregistration.k8s.io":                                             "",
 		"/api/v1/namespaces/admissionregistration.k8s.io/configmaps":                     "",
@@ -188,7 +203,7 @@ func TestLastWriteIsSharedByTheRunsProcesses(t *testing.T) {
 	base, _, procs := newRun(t, 2)
 	local := Local()
 	for _, g := range []*Gate{procs[1].gate, local} {
-		if !g.LastWrite(AdmissionPolicies).IsZero() {
+		if !g.LastWrite(ValidatingAdmissionPolicies).IsZero() {
 			t.Fatal("a kind never written has a last write")
 		}
 	}
@@ -196,7 +211,7 @@ func TestLastWriteIsSharedByTheRunsProcesses(t *testing.T) {
 	if err := <-send(t, procs[0], http.MethodPatch, base+"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/b"); err != nil {
 		t.Fatal(err)
 	}
-	if got := procs[1].gate.LastWrite(AdmissionPolicies); got.Before(before) {
+	if got := procs[1].gate.LastWrite(ValidatingAdmissionPolicies); got.Before(before) {
 		t.Fatalf("another process's write is not seen: last write %s", got)
 	}
 	if got := procs[1].gate.LastWrite(WebhookConfigurations); !got.IsZero() {

@@ -16,13 +16,19 @@ const (
 	// (each phase's configuration manager lists all of its kind on a
 	// notification).
 	WebhookConfigurations Kind = "webhook-configurations"
-	// AdmissionPolicies: validating and mutating admission policies and
-	// their bindings (a policy source recompiles on any of them).
-	AdmissionPolicies Kind = "admission-policies"
+	// ValidatingAdmissionPolicies: validating admission policies and their
+	// bindings (the validating policy plugin's source recompiles on any of
+	// them, and on nothing else: k8s.io/apiserver
+	// pkg/admission/plugin/policy/generic/policy_source.go watches its own
+	// policy and binding informers).
+	ValidatingAdmissionPolicies Kind = "validating-admission-policies"
+	// MutatingAdmissionPolicies: mutating admission policies and their
+	// bindings (the mutating policy plugin's own source).
+	MutatingAdmissionPolicies Kind = "mutating-admission-policies"
 )
 
 // Kinds lists the kinds a case may hold.
-var Kinds = []Kind{WebhookConfigurations, AdmissionPolicies}
+var Kinds = []Kind{WebhookConfigurations, ValidatingAdmissionPolicies, MutatingAdmissionPolicies}
 
 // group is the API group every kind lives in.
 const group = "admissionregistration.k8s.io"
@@ -30,7 +36,7 @@ const group = "admissionregistration.k8s.io"
 // Validate reports an unknown kind.
 func (k Kind) Validate() error {
 	if !slices.Contains(Kinds, k) {
-		return fmt.Errorf("unknown configuration kind %q: use one of %s, %s", k, WebhookConfigurations, AdmissionPolicies)
+		return fmt.Errorf("unknown configuration kind %q: use one of %s, %s, %s", k, WebhookConfigurations, ValidatingAdmissionPolicies, MutatingAdmissionPolicies)
 	}
 	return nil
 }
@@ -39,8 +45,9 @@ func (k Kind) Validate() error {
 // none: reads, dry runs (no object changes, so no notification) and other
 // groups. The kind is told by the resource name, so a resource the next
 // release adds to the group is classified without a list: webhook
-// configuration resources end in "webhookconfigurations", every other
-// resource of the group is a policy or binding.
+// configuration resources end in "webhookconfigurations", mutating policy
+// resources start with "mutating", and every other resource of the group
+// counts as a validating policy or binding.
 func kindOfWrite(r *http.Request) Kind {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
@@ -56,8 +63,11 @@ func kindOfWrite(r *http.Request) Kind {
 	if i < 1 || parts[i-1] != "apis" || len(parts) < i+3 {
 		return ""
 	}
-	if strings.HasSuffix(parts[i+2], "webhookconfigurations") {
+	switch resource := parts[i+2]; {
+	case strings.HasSuffix(resource, "webhookconfigurations"):
 		return WebhookConfigurations
+	case strings.HasPrefix(resource, "mutating"):
+		return MutatingAdmissionPolicies
 	}
-	return AdmissionPolicies
+	return ValidatingAdmissionPolicies
 }

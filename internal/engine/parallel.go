@@ -285,7 +285,7 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 	}()
 
 	began := time.Now()
-	notStarted := parallel.Schedule(ctx, units, workers, nodesReady, func(u parallel.Unit) {
+	notStarted := parallel.Schedule(ctx, units, workers, p.o.NodeSlots(), nodesReady, func(u parallel.Unit) {
 		progress.Running(u.Name())
 		start := time.Now()
 		if p.o.Repeat > 1 {

@@ -138,13 +138,15 @@ func exactCase(name string) string {
 	return "^" + regexp.QuoteMeta(runner.SuiteDescription+" "+name) + "$"
 }
 
-// repetitionEnv is a worker's environment: this process's, and the
-// repetition it runs (testhook.RepetitionEnv; 0: not repeated).
-func repetitionEnv(rep int) []string {
+// workerEnv is the environment of u's worker: this process's, the node
+// it holds (parallel.NodeSlotEnv) and the repetition it runs
+// (testhook.RepetitionEnv; 0: not repeated).
+func workerEnv(u parallel.Unit, rep int) []string {
+	env := append(os.Environ(), parallel.NodeSlotEnv+"="+strconv.Itoa(u.NodeSlot))
 	if rep == 0 {
-		return nil
+		return env
 	}
-	return append(os.Environ(), testhook.RepetitionEnv+"="+strconv.Itoa(rep))
+	return append(env, testhook.RepetitionEnv+"="+strconv.Itoa(rep))
 }
 
 // flakyCount is the summary line's flaky count, when the run repeated.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -36,6 +37,11 @@ func runAsWorker(out io.Writer, o runconfig.Config) error {
 	env, err := attached.Env(a, progressLogger(out))
 	if err != nil {
 		return exitcode.Usagef("worker: %v", err)
+	}
+	if slot := os.Getenv(parallel.NodeSlotEnv); slot != "" {
+		if env.NodeSlot, err = strconv.Atoi(slot); err != nil {
+			return exitcode.Usagef("worker: %s=%q: %v", parallel.NodeSlotEnv, slot, err)
+		}
 	}
 	ready := time.Now()
 	res := runner.Run(&cliT{}, env, runner.Options{

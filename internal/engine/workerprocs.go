@@ -72,7 +72,7 @@ func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []re
 	// and it ends on its own. One child-process package for all of them
 	// (issue 22) is left for after the move.
 	cmd := exec.Command(exe, args...)
-	cmd.Env = repetitionEnv(rep)
+	cmd.Env = workerEnv(u, rep)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group: a Ctrl-C on the terminal reaches this process
 	// only, which passes it on once (forward). The stdin pipe ends the

@@ -3,6 +3,7 @@ package runconfig
 import (
 	"slices"
 
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
@@ -56,6 +57,17 @@ func (o *Config) NodeCount() int {
 		return 0
 	}
 	return o.Nodes
+}
+
+// NodeSlots is how many specs holding the nodes state (spec.NodesState) a
+// parallel run may run at once, each on a node of its own: the embedded
+// cluster's nodes, which are alike; one elsewhere, where specs pick a node
+// by what it declares and another may not declare the same.
+func (o *Config) NodeSlots() int {
+	if o.Provider != embedded.Name {
+		return 1
+	}
+	return max(1, o.NodeCount())
 }
 
 // UsesNodes reports whether a spec places pods on nodes.

@@ -29,7 +29,7 @@ var policyFieldChanges = spec.Spec{
 		"reversal, is enforced on every apiserver replica within the policy propagation bound.",
 	Features:  []features.Name{features.ValidatingAdmissionPolicy},
 	Profile:   spec.Core,
-	Isolation: policyQuiet,
+	Isolation: validatingPolicyQuiet,
 	Seed:      "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
 }
 

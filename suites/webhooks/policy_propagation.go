@@ -28,7 +28,7 @@ var validatingPolicyPropagation = spec.Spec{
 		"enforced on every apiserver replica within the policy propagation bound.",
 	Features:  []features.Name{features.ValidatingAdmissionPolicy},
 	Profile:   spec.Core,
-	Isolation: policyQuiet,
+	Isolation: validatingPolicyQuiet,
 	Seed:      "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
 }
 
@@ -39,7 +39,7 @@ var mutatingPolicyPropagation = spec.Spec{
 		"enforced on every apiserver replica within the policy propagation bound.",
 	Features:  []features.Name{features.MutatingAdmissionPolicy},
 	Profile:   spec.Extended,
-	Isolation: policyQuiet,
+	Isolation: mutatingPolicyQuiet,
 	Seed:      "002 Goals: admin needs to be able to ensure admission config will be applied within some bound",
 }
 

@@ -60,6 +60,8 @@ func (l *latencies) summarize(f *harness.Framework) {
 var (
 	webhookQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.WebhookConfigurations},
 		Reason: "it measures how fast webhook configuration changes are enforced; other cases' webhook configuration writes would refresh the apiserver's list early"}
-	policyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.AdmissionPolicies},
-		Reason: "it measures how fast policy and binding changes are enforced; other cases' policy writes would make the apiserver recompile early"}
+	validatingPolicyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.ValidatingAdmissionPolicies},
+		Reason: "it measures how fast validating policy and binding changes are enforced; other cases' writes of them would make the apiserver recompile early"}
+	mutatingPolicyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.MutatingAdmissionPolicies},
+		Reason: "it measures how fast mutating policy and binding changes are enforced; other cases' writes of them would make the apiserver recompile early"}
 )
