@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -138,13 +137,13 @@ func exactCase(name string) string {
 	return "^" + regexp.QuoteMeta(runner.SuiteDescription+" "+name) + "$"
 }
 
-// repetitionEnv is a worker's environment: this process's, and the
-// repetition it runs (testhook.RepetitionEnv; 0: not repeated).
+// repetitionEnv is what a worker's environment adds to this process's:
+// the repetition it runs (testhook.RepetitionEnv; 0: not repeated).
 func repetitionEnv(rep int) []string {
 	if rep == 0 {
 		return nil
 	}
-	return append(os.Environ(), testhook.RepetitionEnv+"="+strconv.Itoa(rep))
+	return []string{testhook.RepetitionEnv + "=" + strconv.Itoa(rep)}
 }
 
 // flakyCount is the summary line's flaky count, when the run repeated.
