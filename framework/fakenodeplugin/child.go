@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/admission-conformance/admission-conformance/framework/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -62,7 +62,7 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 		}
 		return i, writeAtomically(i.entry, script, 0o755)
 	}
-	i.proc, err = childproc.Start(childproc.Spec{Name: "plugin " + p.Name, Role: Role, Config: config, Log: log})
+	i.proc, err = childproc.Start(childproc.Spec{Name: "plugin " + p.Name, Role: Role, Config: config, Log: log, Prefix: "plugin " + p.Name + ": "})
 	if err != nil {
 		return nil, err
 	}

@@ -5,5 +5,5 @@
 //
 // Every binary that starts nodes must call RunIfChild first thing in main
 // (and in TestMain): the nodes are that same binary, re-executed with
-// ADMISSION_CONFORMANCE_CHILD set (see framework/childproc).
+// ADMISSION_CONFORMANCE_CHILD set (see internal/childproc).
 package nodes

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/admission-conformance/admission-conformance/framework/childproc"
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 )
 
 // The child roles this binary can play.

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/childproc"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 )
 
 // Set is the running nodes of one cluster.

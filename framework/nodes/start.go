@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/childproc"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 )
 
 // Options say which nodes to start and how to reach the cluster.
@@ -127,7 +127,7 @@ func startNode(o Options, spec Spec, name string) (*node, error) {
 	if err := hollow.WriteConfig(configFile, c); err != nil {
 		return nil, err
 	}
-	proc, err := childproc.Start(childproc.Spec{Name: name, Role: RoleHollowNode, Config: configFile, Log: o.Log})
+	proc, err := childproc.Start(childproc.Spec{Name: name, Role: RoleHollowNode, Config: configFile, Log: o.Log, Prefix: name + ": "})
 	if err != nil {
 		return nil, err
 	}

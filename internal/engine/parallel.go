@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -25,6 +24,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
@@ -86,9 +86,9 @@ type parallelRun struct {
 	mu       sync.Mutex
 	outcomes []results.Spec
 	failures map[string]string // unit -> why its worker gave no results
-	// signal is the signal to forward to workers (0: none yet).
-	signal   os.Signal
-	children map[*exec.Cmd]bool
+	// workers are the running workers, which get this process's signals
+	// (forward).
+	workers childproc.Group
 }
 
 func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options) (_ *parallelRun, err error) {
@@ -97,7 +97,7 @@ func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options
 		return nil, err
 	}
 	p := &parallelRun{o: o, env: env, runOpts: runOpts, dir: dir, attach: filepath.Join(dir, "attach.json"),
-		failures: map[string]string{}, children: map[*exec.Cmd]bool{}}
+		failures: map[string]string{}}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -369,14 +369,10 @@ func closed(ch <-chan struct{}) bool {
 }
 
 // forward passes a signal on to every running worker, which stops as a
-// serial run would on it (Ginkgo interrupts the case and runs its cleanup).
+// serial run would on it (Ginkgo interrupts the case and runs its cleanup),
+// and keeps workers from starting after it.
 func (p *parallelRun) forward(sig os.Signal) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.signal = sig
-	for cmd := range p.children {
-		_ = cmd.Process.Signal(sig)
-	}
+	p.workers.Signal(sig)
 }
 
 // previous are the results of the last run into the same report dir (or

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -138,11 +137,11 @@ func exactCase(name string) string {
 	return "^" + regexp.QuoteMeta(runner.SuiteDescription+" "+name) + "$"
 }
 
-// workerEnv is the environment of u's worker: this process's, the node
-// it holds (parallel.NodeSlotEnv) and the repetition it runs
+// workerEnv is what u's worker's environment adds to this process's: the
+// node it holds (parallel.NodeSlotEnv) and the repetition it runs
 // (testhook.RepetitionEnv; 0: not repeated).
 func workerEnv(u parallel.Unit, rep int) []string {
-	env := append(os.Environ(), parallel.NodeSlotEnv+"="+strconv.Itoa(u.NodeSlot))
+	env := []string{parallel.NodeSlotEnv + "=" + strconv.Itoa(u.NodeSlot)}
 	if rep == 0 {
 		return env
 	}

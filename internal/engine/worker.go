@@ -13,6 +13,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
@@ -74,7 +75,7 @@ func runAsWorker(out io.Writer, o runconfig.Config) error {
 // cleanup, as after a Ctrl-C. If that takes longer than grace, the worker
 // exits.
 func endWithParent(grace time.Duration) {
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	childproc.UntilParentGone()
 	_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	time.Sleep(grace)
 	fmt.Fprintln(os.Stderr, "run-conformance worker: the parent is gone and the cleanup did not finish: exiting")

@@ -1,17 +1,17 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 )
 
 // runUnit runs one unit's worker and returns the cases it reported, and,
@@ -44,10 +44,6 @@ func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []re
 		return p.failedToStart(u, err.Error())
 	}
 	defer logFile.Close()
-	exe, err := os.Executable()
-	if err != nil {
-		return p.failedToStart(u, err.Error())
-	}
 	args := []string{"run", "--attach", p.attach, "--report-dir", dir, "--label-filter", "spec:" + u.Spec.ShortName}
 	focus := p.runOpts.Selection.Focus
 	if only != nil {
@@ -64,44 +60,23 @@ func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []re
 	for _, s := range p.runOpts.Selection.Skip {
 		args = append(args, "--skip", s)
 	}
-	// Not through framework/childproc, nor are the matrix's targets
-	// (internal/engine/matrix): childproc starts roles of this binary
-	// through the environment, in this process's group, and stops them
-	// itself; a worker is a `run` of its own, in its own process group so
-	// that each interrupt reaches it once, from this process (forward),
-	// and it ends on its own. One child-process package for all of them
-	// (issue 22) is left for after the move.
-	cmd := exec.Command(exe, args...)
-	cmd.Env = workerEnv(u, rep)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group: a Ctrl-C on the terminal reaches this process
 	// only, which passes it on once (forward). The stdin pipe ends the
-	// worker should this process die.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	// worker should this process die; it writes output.log itself, so its
+	// cleanup's output is kept then too.
+	proc, err := p.workers.Start(childproc.Spec{Name: "worker " + u.Spec.ShortName, Args: args, Env: workerEnv(u, rep),
+		OwnGroup: true, EndWithParent: true, File: logFile})
+	if errors.Is(err, childproc.ErrSignalled) {
+		return nil, "", false // interrupted before it started: reported as not run
+	}
 	if err != nil {
 		return p.failedToStart(u, err.Error())
 	}
-	defer stdin.Close()
-	p.mu.Lock()
-	if p.signal != nil {
-		p.mu.Unlock()
-		return nil, "", false // interrupted before it started: reported as not run
-	}
-	if err := cmd.Start(); err != nil {
-		p.mu.Unlock()
-		return p.failedToStart(u, err.Error())
-	}
-	p.children[cmd] = true
-	p.mu.Unlock()
-	waitErr := cmd.Wait()
-	p.mu.Lock()
-	delete(p.children, cmd)
-	p.mu.Unlock()
+	exit := proc.Wait()
 
 	res, err := results.Read(filepath.Join(dir, results.FileName))
 	if err != nil {
-		why := fmt.Sprintf("%v (exit: %v); last output: %s", err, waitErr, tailOf(logPath, 8))
+		why := fmt.Sprintf("%v (exit: %v); last output: %s", err, exit.Err, proc.Tail(8))
 		outcomes, details := p.failed(u, why)
 		return outcomes, details, true
 	}
@@ -172,20 +147,4 @@ func ginkgoDetails(path string) string {
 		b.WriteString(line + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-// tailOf is the last n lines of a file, on one line.
-func tailOf(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "(none)"
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	if len(lines) == 0 || lines[0] == "" {
-		return "(none)"
-	}
-	return strings.Join(lines, " | ")
 }

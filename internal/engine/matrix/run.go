@@ -1,12 +1,10 @@
 package matrix
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 
 	matrixreport "github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
@@ -29,23 +28,14 @@ func (p *Plan) Run(out io.Writer, version string) error {
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return exitcode.Usagef("cannot find this binary: %v", err)
-	}
-	var mu sync.Mutex // out and children
-	children := map[*exec.Cmd]bool{}
-	// Each child gets each signal once (they are in their own process
+	// out is written by the targets' output and this function at once.
+	out = childproc.SharedWriter(out)
+	// Each target's run gets each signal once (they are in their own process
 	// groups; a terminal's Ctrl-C reaches them through this process): the
 	// first stops their runs in order, the second stops their waiting, the
 	// third makes them and this process exit at once.
-	forward := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for c := range children {
-			_ = c.Process.Signal(syscall.SIGINT)
-		}
-	}
+	var targets childproc.Group
+	forward := func() { targets.Signal(syscall.SIGINT) }
 	var forced atomic.Bool
 	sig := interrupt.Watch(func(s os.Signal) {
 		forced.Store(true)
@@ -53,10 +43,7 @@ func (p *Plan) Run(out io.Writer, version string) error {
 		// Each target's run exits at once too, naming what it may have
 		// left (its run ID): a moment for those lines to come through.
 		for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			mu.Lock()
-			n := len(children)
-			mu.Unlock()
-			if n == 0 {
+			if targets.Running() == 0 {
 				break
 			}
 		}
@@ -95,21 +82,22 @@ func (p *Plan) Run(out io.Writer, version string) error {
 			if prev, err := results.Read(filepath.Join(p.dir, "previous", t.name, results.FileName)); err == nil && previous[t.name] {
 				in.Previous = &prev
 			}
-			if sig.Received() != nil {
+			begun := time.Now()
+			started := false
+			if sig.Received() == nil {
+				in.ExitCode, in.Error, started = p.runTarget(out, &targets, t)
+			}
+			if !started {
 				in.ExitCode, in.Error = exitcode.Usage, "not run: the matrix was interrupted"
 				inputs[i] = in
 				return
 			}
-			begun := time.Now()
-			in.ExitCode, in.Error = p.runTarget(out, &mu, children, exe, t)
 			in.Duration = time.Since(begun)
 			if res, err := results.Read(filepath.Join(p.dir, t.name, results.FileName)); err == nil {
 				in.Results = &res
 			}
 			inputs[i] = in
-			mu.Lock()
 			fmt.Fprintf(out, "[%s] ended: exit %d in %s\n", t.name, in.ExitCode, in.Duration.Round(time.Second))
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
@@ -210,84 +198,43 @@ func (p *Plan) keepPrevious() (map[string]bool, error) {
 }
 
 // runTarget runs one target's `run --in-cluster` as a child process, its
-// output prefixed with the target's name here and kept in client.log in
-// its report dir. It returns the exit code and the error line.
-func (p *Plan) runTarget(out io.Writer, mu *sync.Mutex, children map[*exec.Cmd]bool, exe string, t plannedTarget) (int, string) {
+// output prefixed with the target's name in out and kept in client.log in
+// its report dir. It returns the exit code and the error line; started is
+// false when the matrix's interrupt came before it started.
+func (p *Plan) runTarget(out io.Writer, targets *childproc.Group, t plannedTarget) (code int, errLine string, started bool) {
 	dir := t.options.ReportDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return exitcode.Usage, err.Error()
+		return exitcode.Usage, err.Error(), true
 	}
 	data, err := yaml.Marshal(t.options)
 	if err != nil {
-		return exitcode.Usage, err.Error()
+		return exitcode.Usage, err.Error(), true
 	}
 	optionsFile := filepath.Join(dir, "options.yaml")
 	if err := os.WriteFile(optionsFile, data, 0o644); err != nil {
-		return exitcode.Usage, err.Error()
+		return exitcode.Usage, err.Error(), true
 	}
 	logFile, err := os.Create(filepath.Join(dir, "client.log"))
 	if err != nil {
-		return exitcode.Usage, err.Error()
+		return exitcode.Usage, err.Error(), true
 	}
 	defer logFile.Close()
-	// Started as the parallel run's workers are, not through
-	// framework/childproc (see the engine's workerprocs.go for why).
-	cmd := exec.Command(exe, "run", "--options", optionsFile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	mu.Lock()
-	err = cmd.Start()
-	if err == nil {
-		children[cmd] = true
+	proc, err := targets.Start(childproc.Spec{Name: "target " + t.name, Args: []string{"run", "--options", optionsFile}, OwnGroup: true,
+		Log: out, Prefix: "[" + t.name + "] ", Copy: logFile, ErrorPrefix: "run-conformance: "})
+	if errors.Is(err, childproc.ErrSignalled) {
+		return 0, "", false
 	}
-	mu.Unlock()
 	if err != nil {
-		return exitcode.Usage, err.Error()
+		return exitcode.Usage, err.Error(), true
 	}
-	var lastError string
-	var copying sync.WaitGroup
-	copyLines := func(r io.Reader, isErr bool) {
-		defer copying.Done()
-		br := bufio.NewReader(r)
-		for {
-			line, err := br.ReadString('\n')
-			if line != "" {
-				line = strings.TrimRight(line, "\r\n")
-				mu.Lock()
-				fmt.Fprintf(out, "[%s] %s\n", t.name, line)
-				fmt.Fprintln(logFile, line)
-				if isErr && strings.HasPrefix(line, "run-conformance: ") {
-					lastError = strings.TrimPrefix(line, "run-conformance: ")
-				}
-				mu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-		}
-	}
-	copying.Add(2)
-	go copyLines(stdout, false)
-	go copyLines(stderr, true)
-	copying.Wait()
-	err = cmd.Wait()
-	mu.Lock()
-	delete(children, cmd)
-	mu.Unlock()
-	code := 0
-	var ee *exec.ExitError
+	exit := proc.Wait()
 	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-		if code < 0 {
-			code, lastError = exitcode.Usage, "the target's run was killed: "+ee.String()
-		}
-	case err != nil:
-		code, lastError = exitcode.Usage, err.Error()
+	case exit.Killed:
+		return exitcode.Usage, "the target's run was killed: " + exit.Status, true
+	case exit.Code < 0:
+		return exitcode.Usage, exit.Status, true
+	case exit.Code == exitcode.Passed:
+		return exit.Code, "", true
 	}
-	if code == exitcode.Passed {
-		lastError = ""
-	}
-	return code, lastError
+	return exit.Code, proc.ErrorLine(), true
 }

@@ -7,14 +7,16 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// TestMain plays the roles the tests start.
+// TestMain plays the roles and subcommands the tests start.
 func TestMain(m *testing.M) {
+	if os.Getenv(subcommandEnv) != "" {
+		os.Exit(subcommand(os.Args[1]))
+	}
 	if role, _, ok := Take(); ok {
 		switch role {
 		case "stubborn": // ignores SIGTERM and its parent
@@ -37,17 +39,33 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// syncBuffer is a buffer children write into while the test reads it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	sharedWriter
+	b bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func newSyncBuffer() *syncBuffer {
+	s := &syncBuffer{}
+	s.w = &s.b
+	return s
 }
+
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// startUntil starts a child whose Log is the returned buffer, and waits
+// until that holds up.
+func startUntil(t *testing.T, start func(Spec) (*Process, error), s Spec, up string) (*Process, *syncBuffer) {
+	t.Helper()
+	log := newSyncBuffer()
+	s.Log = log
+	p, err := start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the child to start", func() bool { return strings.Contains(log.String(), up) })
+	return p, log
+}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -61,12 +79,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestStopKillsAChildThatIgnoresSIGTERM(t *testing.T) {
-	log := &syncBuffer{}
-	p, err := Start(Spec{Name: "stubborn", Role: "stubborn", Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the child to start", func() bool { return strings.Contains(log.String(), "stubborn: stubborn child up") })
+	p, _ := startUntil(t, Start, Spec{Name: "stubborn", Role: "stubborn", Prefix: "stubborn: "}, "stubborn: stubborn child up")
 	start := time.Now()
 	if err := p.Stop(300 * time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -85,12 +98,7 @@ func TestStopKillsAChildThatIgnoresSIGTERM(t *testing.T) {
 }
 
 func TestChildEndsWhenItsStdinCloses(t *testing.T) {
-	log := &syncBuffer{}
-	p, err := Start(Spec{Name: "waiter", Role: "waiter", Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the child to start", func() bool { return strings.Contains(log.String(), "waiter up") })
+	p, log := startUntil(t, Start, Spec{Name: "waiter", Role: "waiter", Prefix: "waiter: "}, "waiter up")
 	_ = p.stdin.Close() // what the parent's death does
 	select {
 	case <-p.Exited():

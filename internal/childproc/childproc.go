@@ -1,9 +1,16 @@
-// Package childproc runs parts of the harness as child processes of the
-// harness's own binary: hollow kubelets (one process each, since a kubelet
-// can neither share a process nor be stopped) and fake node admission
-// plugins.
+// Package childproc starts every child process of the harness's own
+// binary, so that process groups, the parent-death pipe, output routing,
+// exit codes and signal forwarding are done in one place:
 //
-// The parent starts os.Executable() with two environment variables:
+//   - roles of this binary: hollow kubelets (one process each, since a
+//     kubelet can neither share a process nor be stopped) and fake node
+//     admission plugins, which the parent stops itself (Stop);
+//   - subcommands of this binary (Spec.Args): a parallel run's workers
+//     (`run --attach FILE`) and a matrix's targets (`run --options FILE`),
+//     which end on their own and get the parent's signals passed on once
+//     (Group).
+//
+// A role is started with two environment variables:
 //
 //	ADMISSION_CONFORMANCE_CHILD         the role, e.g. "hollow-node"
 //	ADMISSION_CONFORMANCE_CHILD_CONFIG  a file with the role's configuration
@@ -14,7 +21,10 @@
 //
 // A long-lived child gets a pipe on stdin that the parent never writes: when
 // the parent dies, however it dies, the pipe reaches EOF and the child ends
-// (see ParentGone).
+// (see ParentGone and UntilParentGone).
+//
+// It is internal: spec authors start no processes; the framework's nodes
+// and fake plugins and the engine do.
 package childproc
 
 import (
