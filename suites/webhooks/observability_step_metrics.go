@@ -1,10 +1,12 @@
 package webhooks
 
 import (
+	"sync"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
@@ -51,15 +53,29 @@ var _ = harness.Describe(admissionStepMetrics, func(f *harness.Framework) {
 		read := []string{stepDuration, pluginDuration, stepSummary}
 		cms := f.Client.CoreV1().ConfigMaps(f.Namespace)
 		before := mustScrapeMetrics(ctx, f, read...)
-		_, err = cms.Create(ctx, routedConfigMap(f, "admit-deny", "admit-deny", nil), metav1.CreateOptions{})
-		gomega.Expect(err).To(gomega.HaveOccurred(), "the mutating hook denies")
-		allowed, err := cms.Create(ctx, routedConfigMap(f, "validate-allow", "validate-allow", nil), metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		allowed.Data = map[string]string{"updated": "yes"}
-		_, err = cms.Update(ctx, allowed, metav1.UpdateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		_, err = cms.Create(ctx, routedConfigMap(f, "validate-deny", "validate-deny", nil), metav1.CreateOptions{})
-		gomega.Expect(err).To(gomega.HaveOccurred(), "the validating hook denies")
+		// The three lines of requests are independent: they run at once,
+		// each request still one slow step (the update after its create).
+		var deniedByMutating, deniedByValidating, created, updated error
+		var requests sync.WaitGroup
+		requests.Go(func() {
+			_, deniedByMutating = cms.Create(ctx, routedConfigMap(f, "admit-deny", "admit-deny", nil), metav1.CreateOptions{})
+		})
+		requests.Go(func() {
+			_, deniedByValidating = cms.Create(ctx, routedConfigMap(f, "validate-deny", "validate-deny", nil), metav1.CreateOptions{})
+		})
+		requests.Go(func() {
+			var allowed *corev1.ConfigMap
+			if allowed, created = cms.Create(ctx, routedConfigMap(f, "validate-allow", "validate-allow", nil), metav1.CreateOptions{}); created != nil {
+				return
+			}
+			allowed.Data = map[string]string{"updated": "yes"}
+			_, updated = cms.Update(ctx, allowed, metav1.UpdateOptions{})
+		})
+		requests.Wait()
+		gomega.Expect(deniedByMutating).To(gomega.HaveOccurred(), "the mutating hook denies")
+		gomega.Expect(deniedByValidating).To(gomega.HaveOccurred(), "the validating hook denies")
+		gomega.Expect(created).NotTo(gomega.HaveOccurred(), "create of the configmap the validating hook allows")
+		gomega.Expect(updated).NotTo(gomega.HaveOccurred(), "update of the configmap the validating hook allows")
 		after := mustScrapeMetrics(ctx, f, read...)
 
 		steps := deltas{}.
