@@ -83,7 +83,8 @@ var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harn
 				return err == nil && calls(marker.Name) == before, err
 			})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "updates of a pod being initialized kept reaching the update mutator")
-		within(f, "update-mutator-exemption-in-force", d, 0, f.Bounds.WebhookReady.Duration, nil)
+		m := within(f, "update-mutator-exemption-in-force", d, 0, f.Bounds.WebhookReady.Duration, nil)
+		gomega.Expect(m.Within()).To(gomega.BeTrue(), "the update mutator's exemption was in force after %s, bound %s", d, f.Bounds.WebhookReady.Duration)
 
 		for _, name := range []string{first, second} {
 			_, err := startFake(ctx, f, name, fakeinitializer.Behaviour{Delay: 50 * time.Millisecond})
