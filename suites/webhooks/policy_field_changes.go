@@ -199,6 +199,7 @@ var _ = harness.Describe(policyFieldChanges, func(f *harness.Framework) {
 		}
 		await("create", baseline)
 		for _, c := range changes {
+			gomega.Expect(stats.dephase(ctx, policyRefreshPeriod)).To(gomega.Succeed())
 			if c.policy != nil {
 				changed := *policySpec.DeepCopy()
 				c.policy(&changed)
@@ -209,6 +210,7 @@ var _ = harness.Describe(policyFieldChanges, func(f *harness.Framework) {
 				gomega.Expect(setBinding(ctx, changed)).To(gomega.Succeed(), "change %s", c.field)
 			}
 			await(c.field, c.enforced)
+			gomega.Expect(stats.dephase(ctx, policyRefreshPeriod)).To(gomega.Succeed())
 			if c.policy != nil {
 				gomega.Expect(setPolicy(ctx, *policySpec.DeepCopy())).To(gomega.Succeed(), "change %s back", c.field)
 			} else {

@@ -55,6 +55,7 @@ type policyStep struct {
 func measurePolicySteps(ctx context.Context, f *harness.Framework, stats *latencies, kind string, steps []policyStep) {
 	bound := stats.bound
 	for _, step := range steps {
+		gomega.Expect(stats.dephase(ctx, policyRefreshPeriod)).To(gomega.Succeed())
 		gomega.Expect(step.apply(ctx)).To(gomega.Succeed(), "%s: %s", kind, step.change)
 		applied := time.Now()
 		perReplica, err := enforce.OnEveryReplica(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -21,6 +22,34 @@ type latencies struct {
 
 func newLatencies(name string, bound time.Duration) *latencies {
 	return &latencies{name: name, bound: bound, perReplica: map[int][]time.Duration{}}
+}
+
+// policyRefreshPeriod is how often an apiserver's policy source recompiles
+// the policies a notification marked dirty (k8s.io/apiserver v0.37.2
+// pkg/admission/plugin/policy/generic/policy_source.go,
+// policyRefreshIntervalDefault).
+const policyRefreshPeriod = time.Second
+
+// dephase waits before the next change so that successive changes land at
+// four different phases of period. A case that changes again as soon as the
+// last change is enforced (just after a refresh) makes every change at the
+// same phase, and a late notification then costs the same every time: a
+// policy notification 1.5 s late was enforced 1.99 s after each such
+// change, within the 2 s bound, where a change made at another phase waits
+// up to 2.5 s.
+func (l *latencies) dephase(ctx context.Context, period time.Duration) error {
+	n := 0
+	for _, samples := range l.perReplica {
+		n = max(n, len(samples))
+	}
+	t := time.NewTimer(time.Duration(n%4) * period / 4)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // add records one change's latency on every replica.
