@@ -21,7 +21,9 @@ type Probe func(ctx context.Context, config *rest.Config) (enforced bool, err er
 // the time from start to the first enforced answer, measured with the
 // monotonic clock. start is usually the instant the change was accepted by
 // the API. If bound passes first, the error says so and the duration is how
-// long it waited.
+// long it waited. An enforced answer ends the wait even when it comes after
+// bound (its probe was sent before): a caller holding a promise to a bound
+// asserts the returned duration itself.
 func Until(ctx context.Context, start time.Time, config *rest.Config, bound, interval time.Duration, probe Probe) (time.Duration, error) {
 	deadline := start.Add(bound)
 	ticker := time.NewTicker(interval)

@@ -90,10 +90,7 @@ var _ = harness.Describe(webhookServiceReference, func(f *harness.Framework) {
 				perReplica, err := enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, p)
 				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of a %s webhook reached through a Service", what, phase)
 				stats.add(f, map[string]string{"phase": string(phase), "change": what}, perReplica)
-				for replica, d := range perReplica {
-					gomega.Expect(d).To(gomega.BeNumerically("<=", bound),
-						"%s of a live %s webhook's service took %s to be enforced on apiserver replica %d, bound %s", what, phase, d, replica, bound)
-				}
+				expectEachWithin(perReplica, bound, fmt.Sprintf("%s of a live %s webhook's service", what, phase))
 			}
 			denied := func(msg string) enforce.Probe {
 				return probe(f, "gated", func(err error) bool { return deniedWith(err, msg) })

@@ -155,10 +155,7 @@ var _ = harness.Describe(webhookFieldChanges, func(f *harness.Framework) {
 				perReplica, err := enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, p)
 				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of the %s configuration", what, phase)
 				stats.add(f, map[string]string{"phase": string(phase), "change": what, "probeTakes": takes.String()}, perReplica)
-				for replica, d := range perReplica {
-					gomega.Expect(d).To(gomega.BeNumerically("<=", bound+takes),
-						"%s of a live %s configuration took %s to be enforced on apiserver replica %d, bound %s (plus %s a probe takes)", what, phase, d, replica, bound, takes)
-				}
+				expectEachWithin(perReplica, bound+takes, fmt.Sprintf("%s of a live %s configuration (bound plus %s a probe takes)", what, phase, takes))
 			}
 			await("create", baseline, 0)
 			for _, c := range changes {

@@ -88,10 +88,7 @@ var _ = harness.Describe(webhookConfigPropagation, func(f *harness.Framework) {
 					perReplica, err := enforce.OnEveryReplica(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)
 					gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of the %s configuration", step.change, phase)
 					stats.add(f, map[string]string{"phase": string(phase), "change": step.change}, perReplica)
-					for replica, d := range perReplica {
-						gomega.Expect(d).To(gomega.BeNumerically("<=", bound),
-							"%s of a %s configuration took %s to be enforced on apiserver replica %d, bound %s", step.change, phase, d, replica, bound)
-					}
+					expectEachWithin(perReplica, bound, fmt.Sprintf("%s of a %s configuration", step.change, phase))
 				}
 			}
 			stats.summarize(f)

@@ -168,12 +168,7 @@ var _ = harness.Describe(policyFieldChanges, func(f *harness.Framework) {
 			perReplica, err := enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, bound, f.Bounds.PollInterval.Duration, p)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of a live ValidatingAdmissionPolicy", what)
 			stats.add(f, map[string]string{"change": what}, perReplica)
-			// enforce.Until accepts an enforced answer to a probe sent
-			// before the bound passed: the latency itself must be within it.
-			for replica, d := range perReplica {
-				gomega.Expect(d).To(gomega.BeNumerically("<=", bound),
-					"%s of a live ValidatingAdmissionPolicy took %s to be enforced on apiserver replica %d, bound %s", what, d, replica, bound)
-			}
+			expectEachWithin(perReplica, bound, what+" of a live ValidatingAdmissionPolicy")
 		}
 		// The controller manager writes the policy's status (type
 		// checking) between a read and an update: retry on its conflicts.

@@ -61,10 +61,7 @@ func measurePolicySteps(ctx context.Context, f *harness.Framework, stats *latenc
 		perReplica, err := enforce.OnEveryReplica(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: %s", kind, step.change)
 		stats.add(f, map[string]string{"kind": kind, "change": step.change}, perReplica)
-		for replica, d := range perReplica {
-			gomega.Expect(d).To(gomega.BeNumerically("<=", bound),
-				"%s: %s took %s to be enforced on apiserver replica %d, bound %s", kind, step.change, d, replica, bound)
-		}
+		expectEachWithin(perReplica, bound, kind+": "+step.change)
 	}
 }
 
