@@ -248,7 +248,11 @@ func TestSignalsInEveryPhase(t *testing.T) {
 						t.Logf("%s: three signals over %.2fs: exited %.2fs after the third", p.name, last.Sub(first).Seconds(), afterThird.Seconds())
 					} else {
 						// It stopped in order before the third (or the third
-						// came as it was exiting).
+						// came as it was exiting): with its in-order code,
+						// not killed by a signal taken as it exited.
+						if code != p.code {
+							t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, p.code, stdout, stderr)
+						}
 						r.assertOneLine(t, "interrupted by SIGINT")
 						t.Logf("%s: stopped in order %.2fs after the first signal, %d of 3 signal(s) sent before it ended", p.name, took.Seconds(), sent)
 					}

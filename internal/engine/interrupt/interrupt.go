@@ -44,8 +44,10 @@ type Watcher struct {
 	cancelAgain context.CancelFunc
 	force       func(os.Signal)
 	done        chan struct{}
+	stopOnce    sync.Once
 
 	mu        sync.Mutex
+	stopped   bool // Stop was called: signals are held, not counted
 	first     os.Signal
 	count     int
 	specs     bool // Ginkgo runs specs
@@ -79,6 +81,10 @@ func Watch(force func(os.Signal)) *Watcher {
 
 func (i *Watcher) got(s os.Signal) {
 	i.mu.Lock()
+	if i.stopped {
+		i.mu.Unlock()
+		return // the command is saying how it ended, and exiting
+	}
 	if s == syscall.SIGTERM && i.forwarded > 0 {
 		i.forwarded-- // our own, for Ginkgo
 		i.mu.Unlock()
@@ -152,17 +158,31 @@ func (i *Watcher) Received() os.Signal {
 	return i.first
 }
 
-// Stop gives the signals back their default action.
+// exitGrace is how long Stop still holds the signals. Stop comes as a
+// command returns, before it says how it ended (the error line, the exit
+// code): a second signal taken then by its default action ended the
+// process silently, killed by the signal (the cleanup command, stopped in
+// order 0.01 s after a first SIGINT, was ended so by the second).
+const exitGrace = time.Second
+
+// Stop ends the watch: a signal from now on is held, not counted, so that
+// the command can say how it ended and exit; exitGrace later (a process
+// that lives on, a test's) the signals get back their default action.
 func (i *Watcher) Stop() {
 	i.mu.Lock()
 	if i.overdue != nil {
 		i.overdue.Stop()
 	}
+	i.stopped = true
 	i.mu.Unlock()
-	signal.Stop(i.ch)
-	close(i.done)
 	i.cancel()
 	i.cancelAgain()
+	i.stopOnce.Do(func() {
+		time.AfterFunc(exitGrace, func() {
+			signal.Stop(i.ch)
+			close(i.done)
+		})
+	})
 }
 
 // SignalName spells a signal as users know it.

@@ -1,7 +1,10 @@
 package interrupt
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,3 +51,35 @@ func TestStoppingOverTheBoundSaysSo(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// heldAfterStopEnv makes the test binary the command of
+// TestSignalAfterStopIsHeld.
+const heldAfterStopEnv = "INTERRUPT_TEST_HELD_AFTER_STOP"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(heldAfterStopEnv) != "" {
+		// A command that stopped its watch and is saying how it ended when
+		// a signal comes: it must still say it, and exit with its code.
+		i := Watch(func(os.Signal) { os.Exit(9) })
+		i.Stop()
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		time.Sleep(100 * time.Millisecond)
+		fmt.Println("said how it ended")
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSignalAfterStopIsHeld: a signal that comes after Stop, as the
+// command prints its last line, neither kills the process by its default
+// action nor counts towards the forced exit.
+func TestSignalAfterStopIsHeld(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), heldAfterStopEnv+"=1")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || string(out) != "said how it ended\n" {
+		t.Fatalf("the command ended with %v, printing %q; want exit 3 after its line", err, out)
+	}
+}
