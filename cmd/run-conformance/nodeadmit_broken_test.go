@@ -129,6 +129,19 @@ func TestFailClosedSpecsFailOnAFailOpenPluginHost(t *testing.T) {
 	expectStates(t, res, pluginContractSpecs, results.Passed, "")
 }
 
+// A plugin host that holds each rejection for its plugin timeout (3 s,
+// over the NodeAdmission bound beyond the control pod's latency) fails the
+// specs of a plugin's rejection on their latency, and only those: a pod
+// the plugins admit is not held.
+func TestPluginRejectionSpecsFailOnAHostThatRejectsLate(t *testing.T) {
+	late := []string{"NodePluginRejectionKeepsReasonAndMessage", "NodePluginGarbageFailsClosed"}
+	r, res := runNodeadmit(t, "--profile", "reference", "--node-fault", "plugins-reject-late",
+		"--label-filter", "spec:"+strings.Join(append(late, "NodePluginsAllAdmittingAdmits"), " || spec:"))
+	r.mustExit(t, 1)
+	expectStates(t, res, late, results.Failed, "rejection took")
+	expectStates(t, res, []string{"NodePluginsAllAdmittingAdmits"}, results.Passed, "")
+}
+
 func TestBadNodeFlagsAreOneLineExitTwo(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

@@ -98,7 +98,7 @@ func Write(w io.Writer, opts ...Option) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	defer os.RemoveAll(tmp)
+	defer rundir.Remove(tmp)
 
 	var layers []blob
 	for _, src := range s.layers {

@@ -32,6 +32,9 @@ type Spec struct {
 	// PluginsFailOpen breaks the plugin host: failures admit. For the
 	// harness's own tests.
 	PluginsFailOpen bool
+	// PluginsRejectLate breaks the plugin host: each rejection comes only
+	// after the plugin timeout. For the harness's own tests.
+	PluginsRejectLate bool
 	// Broken breaks the kubelets' admission. For the harness's own tests.
 	Broken hollow.Broken
 	// QPS of each kubelet's API client.

@@ -112,10 +112,11 @@ func startNode(o Options, spec Spec, name string) (*node, error) {
 	}
 	if spec.PluginHost {
 		c.Plugins = &hollow.PluginHost{
-			ConfigDir: filepath.Join(dir, "plugins", "conf"),
-			PluginDir: filepath.Join(dir, "plugins", "bin"),
-			Timeout:   bounds.D(spec.PluginTimeout),
-			FailOpen:  spec.PluginsFailOpen,
+			ConfigDir:  filepath.Join(dir, "plugins", "conf"),
+			PluginDir:  filepath.Join(dir, "plugins", "bin"),
+			Timeout:    bounds.D(spec.PluginTimeout),
+			FailOpen:   spec.PluginsFailOpen,
+			RejectLate: spec.PluginsRejectLate,
 		}
 		for _, d := range []string{c.Plugins.ConfigDir, c.Plugins.PluginDir, stateDir(dir)} {
 			if err := os.MkdirAll(d, 0o755); err != nil {

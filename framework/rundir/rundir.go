@@ -47,7 +47,7 @@ func Create(base, prefix string) (string, error) {
 	if !known(prefix) {
 		return "", fmt.Errorf("run dir prefix %q is not one of %v", prefix, Prefixes)
 	}
-	dir, err := os.MkdirTemp(base, prefix)
+	dir, err := os.MkdirTemp(baseDir(base), prefix)
 	if err != nil {
 		return "", fmt.Errorf("create temp dir: %w", err)
 	}
@@ -98,9 +98,7 @@ func (l Leftover) String() string {
 // a run killed with SIGKILL leaves them, and returns what it removed. A dir
 // whose owner runs is never touched.
 func RemoveLeftovers(base string) ([]Leftover, error) {
-	if base == "" {
-		base = os.TempDir()
-	}
+	base = baseDir(base)
 	entries, err := os.ReadDir(base)
 	if err != nil {
 		return nil, fmt.Errorf("look for leftovers in %s: %w", base, err)
@@ -198,9 +196,7 @@ func dirSize(dir string) int64 {
 // this process owns, for a process about to exit without stopping its
 // clusters (its components die with it), and returns them.
 func RemoveOwn(base string) []string {
-	if base == "" {
-		base = os.TempDir()
-	}
+	base = baseDir(base)
 	entries, _ := os.ReadDir(base)
 	var removed []string
 	for _, e := range entries {
@@ -210,19 +206,58 @@ func RemoveOwn(base string) []string {
 		dir := filepath.Join(base, e.Name())
 		data, _ := os.ReadFile(filepath.Join(dir, ownerFile))
 		if fields := strings.Fields(string(data)); len(fields) > 0 && fields[0] == strconv.Itoa(os.Getpid()) {
-			// Renamed first (keeping its prefix, so that a dir this fails
-			// to remove is still found as left behind): work still running
-			// in this process (etcd, an apiserver's audit log, a node
-			// starting) then adds no file under the old path as it goes,
-			// which would make the removal fail.
-			gone := dir + ".removing"
-			if os.Rename(dir, gone) != nil {
-				gone = dir
-			}
-			if os.RemoveAll(gone) == nil {
+			if Remove(dir) == nil {
 				removed = append(removed, dir)
 			}
 		}
 	}
 	return removed
+}
+
+// Remove removes dir, a run dir this process made (Create), so that an
+// exit part-way through leaves nothing the next sweep or `cleanup` cannot
+// find. It renames dir first, keeping its prefix: work still running in
+// this process (etcd, an apiserver's audit log, a node starting) then adds
+// no file under the old path as it goes, which would make the removal
+// fail. It removes the owner file last: until the dir is gone, RemoveOwn
+// and RemoveLeftovers know whose it is.
+func Remove(dir string) error {
+	gone := dir + removingSuffix
+	if strings.HasSuffix(dir, removingSuffix) || os.Rename(dir, gone) != nil {
+		gone = dir
+	}
+	entries, err := os.ReadDir(gone)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.Name() != ownerFile {
+			if err := os.RemoveAll(filepath.Join(gone, e.Name())); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return os.RemoveAll(gone)
+}
+
+// removingSuffix marks a run dir being removed (Remove).
+const removingSuffix = ".removing"
+
+// baseDir is where runs make their dirs: base, or the system temp dir. A
+// TMPDIR pointing into a run dir is this process's own (the embedded
+// cluster points it at its dir while an apiserver starts, so that
+// upstream's test server writes there): the run dirs are beside it.
+func baseDir(base string) string {
+	if base != "" {
+		return base
+	}
+	dir := os.TempDir()
+	for known(filepath.Base(dir)) {
+		dir = filepath.Dir(dir)
+	}
+	return dir
 }

@@ -111,3 +111,53 @@ func TestCreateOwnsEveryPrefixAndSweepsIt(t *testing.T) {
 		t.Errorf("left %d entries", len(left))
 	}
 }
+
+// A third signal while an apiserver starts finds the embedded cluster's
+// dir: the cluster points TMPDIR into its own dir then, and RemoveOwn
+// looked there (a forced exit during cluster start left the dir behind).
+func TestRemoveOwnFindsRunDirsWhileTMPDIRPointsIntoOne(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("TMPDIR", base)
+	dir, err := Create("", EmbeddedPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", dir)
+	if removed := RemoveOwn(""); len(removed) != 1 || removed[0] != dir {
+		t.Fatalf("RemoveOwn removed %v, want [%s]", removed, dir)
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 0 {
+		t.Errorf("left in the temp dir: %v", entries)
+	}
+}
+
+// A dir whose removal stopped part-way (its process exited) still names
+// its owner under a prefix the sweeps know.
+func TestARemovalStoppedPartWayIsStillOwned(t *testing.T) {
+	base := t.TempDir()
+	dir, err := Create(base, ParallelPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "output.log"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What Remove leaves when its process exits after the rename: the
+	// owner file goes last.
+	if err := os.Rename(dir, dir+removingSuffix); err != nil {
+		t.Fatal(err)
+	}
+	if removed := RemoveOwn(base); len(removed) != 1 || removed[0] != dir+removingSuffix {
+		t.Fatalf("RemoveOwn removed %v, want [%s]", removed, dir+removingSuffix)
+	}
+	dir, err = Create(base, ParallelPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 0 {
+		t.Errorf("Remove left %v", entries)
+	}
+}

@@ -204,7 +204,7 @@ func (p *parallelRun) close() {
 	if os.Getenv(traceEnv) != "" {
 		return // kept for a look at the workers' output
 	}
-	_ = os.RemoveAll(p.dir)
+	_ = rundir.Remove(p.dir)
 }
 
 // run plans the cases, runs the workers and merges what they report. The

@@ -17,6 +17,9 @@ const (
 	faultNoPredicates    = string(hollow.NoPredicates)
 	faultReasonsDiffer   = string(hollow.ReasonsDiffer)
 	faultPluginsFailOpen = "plugins-fail-open"
+	// faultPluginsRejectLate holds each plugin rejection for the plugin
+	// timeout.
+	faultPluginsRejectLate = "plugins-reject-late"
 	// faultNoPluginHost is not broken but bare: nodes as upstream ships
 	// them, without the KEP-2823 plugin host.
 	faultNoPluginHost = "no-plugin-host"
@@ -28,11 +31,11 @@ func (o *Config) validateNodes() error {
 		return exitcode.Usagef("--nodes must be 0 or more, got %d", o.Nodes)
 	}
 	switch o.NodeFault {
-	case "", faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultNoPluginHost:
+	case "", faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultPluginsRejectLate, faultNoPluginHost:
 		return nil
 	}
-	return exitcode.Usagef("--node-fault: unknown fault %q: use %s, %s, %s or %s", o.NodeFault,
-		faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultNoPluginHost)
+	return exitcode.Usagef("--node-fault: unknown fault %q: use %s, %s, %s, %s or %s", o.NodeFault,
+		faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultPluginsRejectLate, faultNoPluginHost)
 }
 
 // NodeSpec is the shape of the embedded cluster's nodes (validated first).
@@ -43,6 +46,8 @@ func (o *Config) NodeSpec() nodes.Spec {
 		s.Broken = hollow.Broken(o.NodeFault)
 	case faultPluginsFailOpen:
 		s.PluginsFailOpen = true
+	case faultPluginsRejectLate:
+		s.PluginsRejectLate = true
 	case faultNoPluginHost:
 		s.PluginHost = false
 	}

@@ -25,7 +25,12 @@ type Host struct {
 	// the seed's contract on purpose: the harness's own tests use it to show
 	// that the fail-closed specs fail against such a host.
 	FailOpen bool
-	Logger   logr.Logger
+	// RejectLate holds every rejection for the plugin timeout before the
+	// pod is rejected, as a host that waits out its plugins' timeouts
+	// before it acts on an answer would. It breaks the node's promptness on
+	// purpose, for the harness's own tests of the rejection bounds.
+	RejectLate bool
+	Logger     logr.Logger
 }
 
 // Admit decides on pod: it asks every configured plugin at once and waits
@@ -66,6 +71,9 @@ func (h *Host) Admit(ctx context.Context, pod *corev1.Pod) AdmitResult {
 			h.log().V(2).Info("pod rejected by admission plugin", "pod", pod.Namespace+"/"+pod.Name,
 				"plugin", cfg.Plugins[i].Name, "reason", a.Reason, "message", a.Message, "failure", failures[i])
 			if d := h.decide(a, failures[i]); !d.Admit {
+				if h.RejectLate {
+					h.holdFor(ctx, timeout)
+				}
 				return d
 			}
 		}
@@ -97,6 +105,16 @@ func (h *Host) decide(r AdmitResult, failure bool) AdmitResult {
 		return AdmitResult{Admit: true}
 	}
 	return r
+}
+
+// holdFor waits d, or until ctx ends.
+func (h *Host) holdFor(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (h *Host) log() logr.Logger {

@@ -33,9 +33,9 @@ var _ = describe(pluginAnyRejectionWins, func(f *harness.Framework) {
 			}
 			plugins = append(plugins, p)
 		}
-		node, installed := installWithControl(ctx, f, plugins...)
+		node, installed, control := installWithControl(ctx, f, plugins...)
 		pod, d := decideSubject(ctx, f, node)
-		expectRejected(ctx, f, d, rejection{reason: guard.Behaviour.Reason, message: guard.Behaviour.Message})
+		expectRejected(ctx, f, d, rejection{reason: guard.Behaviour.Reason, message: guard.Behaviour.Message, control: control})
 		for _, p := range plugins {
 			expectAsked(installed, p.Name, pod, 1)
 		}

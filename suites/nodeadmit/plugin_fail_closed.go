@@ -26,8 +26,8 @@ type failure struct {
 // the plugin.
 func expectFailsClosed(ctx context.Context, f *harness.Framework, t nodeadmission.PluginType, fail failure) {
 	broken := fakePlugin("broken-"+string(t), t, fail.behaviour)
-	node, installed := installWithControl(ctx, f, broken)
-	want := rejection{reason: fail.reason, messageContains: `admission plugin "` + broken.Name + `"`}
+	node, installed, control := installWithControl(ctx, f, broken)
+	want := rejection{reason: fail.reason, messageContains: `admission plugin "` + broken.Name + `"`, control: control}
 	if fail.timesOut {
 		want.lower, want.bound = installed.Timeout(), installed.Timeout()+f.Bounds.TimingSlack.Duration
 	}

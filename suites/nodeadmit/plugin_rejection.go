@@ -24,9 +24,9 @@ var _ = describe(pluginRejectionKeepsReason, func(f *harness.Framework) {
 	forEachType("fails the pod with the plugin's Reason and Message", func(ctx context.Context, t nodeadmission.PluginType) {
 		guard := fakePlugin("guard", t, fakenodeplugin.Behaviour{Action: fakenodeplugin.Reject,
 			Reason: "NotOnThisNode", Message: "the guard (" + string(t) + " plugin) keeps such pods off this node"})
-		node, plugins := installWithControl(ctx, f, guard)
+		node, plugins, control := installWithControl(ctx, f, guard)
 		pod, d := decideSubject(ctx, f, node)
-		expectRejected(ctx, f, d, rejection{reason: guard.Behaviour.Reason, message: guard.Behaviour.Message})
+		expectRejected(ctx, f, d, rejection{reason: guard.Behaviour.Reason, message: guard.Behaviour.Message, control: control})
 		expectAsked(plugins, guard.Name, pod, 1)
 	})
 })

@@ -27,7 +27,7 @@ var pluginSeesPodUnchanged = spec.Spec{
 var _ = describe(pluginSeesPodUnchanged, func(f *harness.Framework) {
 	forEachType("sends the plugin the stored pod and leaves its spec alone", func(ctx context.Context, t nodeadmission.PluginType) {
 		observer := fakePlugin("observer-"+string(t), t, fakenodeplugin.Behaviour{Action: fakenodeplugin.Admit})
-		node, installed := installWithControl(ctx, f, observer)
+		node, installed, _ := installWithControl(ctx, f, observer)
 		pod, d := decideSubject(ctx, f, node)
 		gomega.Expect(d.Admitted).To(gomega.BeTrue(), "rejected (%s: %s)", pod.Status.Reason, pod.Status.Message)
 		stored, err := nodedecision.Current(ctx, f, pod)

@@ -1,6 +1,8 @@
 package nodeadmit
 
 import (
+	"time"
+
 	"context"
 
 	"github.com/onsi/ginkgo/v2"
@@ -39,9 +41,9 @@ func forEachType(text string, body func(ctx context.Context, t nodeadmission.Plu
 
 // installWithControl installs plugins on the plugin node and shows that a
 // control pod passes them: the host works and asks every plugin about it.
-func installWithControl(ctx context.Context, f *harness.Framework, plugins ...fakenodeplugin.Plugin) (string, *nodedecision.Plugins) {
-	node, installed, _ := installWithControlDecision(ctx, f, plugins...)
-	return node, installed
+func installWithControl(ctx context.Context, f *harness.Framework, plugins ...fakenodeplugin.Plugin) (string, *nodedecision.Plugins, time.Duration) {
+	node, installed, control := installWithControlDecision(ctx, f, plugins...)
+	return node, installed, control.Latency
 }
 
 // installWithControlDecision is installWithControl returning the control

@@ -26,7 +26,7 @@ var _ = describe(pluginsAllAdmit, func(f *harness.Framework) {
 		for _, t := range nodeadmission.PluginTypes {
 			plugins = append(plugins, fakePlugin("admit-"+string(t), t, fakenodeplugin.Behaviour{Action: fakenodeplugin.Admit}))
 		}
-		node, installed := installWithControl(ctx, f, plugins...)
+		node, installed, _ := installWithControl(ctx, f, plugins...)
 		pod, d := decideSubject(ctx, f, node)
 		gomega.Expect(d.Admitted).To(gomega.BeTrue(), "rejected (%s: %s)", pod.Status.Reason, pod.Status.Message)
 		for _, p := range plugins {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"sync"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
@@ -158,7 +158,7 @@ func (c *Cluster) Stop(context.Context) error {
 				testhook.Panic(testhook.EmbeddedStop)
 			})
 		}
-		if err := os.RemoveAll(c.dir); err != nil {
+		if err := rundir.Remove(c.dir); err != nil {
 			errs = append(errs, fmt.Errorf("embedded: remove %s: %w", c.dir, err))
 		}
 		c.stopErr = errors.Join(errs...)

@@ -80,7 +80,7 @@ func DeleteLeftovers(dir string, opts ...Option) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer rundir.Remove(tmp)
 	var deleted []string
 	for _, n := range names {
 		if known[n] {

@@ -55,6 +55,9 @@ type PluginHost struct {
 	Timeout bounds.Duration `json:"timeout"`
 	// FailOpen admits pods when a plugin fails: a deliberately broken host.
 	FailOpen bool `json:"failOpen,omitempty"`
+	// RejectLate holds each rejection for the plugin timeout: a
+	// deliberately slow host.
+	RejectLate bool `json:"rejectLate,omitempty"`
 }
 
 // Broken names a deliberately broken kubelet admission.

@@ -121,6 +121,6 @@ func containerManager(c Config) (cm.ContainerManager, error) {
 		return stub, nil
 	}
 	host := &nodeadmission.Host{ConfigDir: c.Plugins.ConfigDir, PluginDir: c.Plugins.PluginDir,
-		Timeout: c.Plugins.Timeout.Duration, FailOpen: c.Plugins.FailOpen}
+		Timeout: c.Plugins.Timeout.Duration, FailOpen: c.Plugins.FailOpen, RejectLate: c.Plugins.RejectLate}
 	return &kubecompat.ContainerManager{ContainerManager: stub, First: pluginAdmitHandler(host)}, nil
 }

@@ -184,7 +184,7 @@ func (c *runClient) startKind(sig *interrupt.Watcher, image *string) (cluster.Cl
 		if err != nil {
 			return nil, stop, exitcode.Usagef("%v", err)
 		}
-		defer os.RemoveAll(dir)
+		defer rundir.Remove(dir)
 		archive = filepath.Join(dir, "harness.tar")
 		if _, err := selfimage.Write(archive, []string{*image}, o.Version); err != nil {
 			return nil, stop, exitcode.Usagef("cannot write the harness image: %v", err)

@@ -48,6 +48,7 @@ type Watcher struct {
 
 	mu        sync.Mutex
 	stopped   bool // Stop was called: signals are held, not counted
+	forcing   bool // the third signal came: force owns the exit
 	first     os.Signal
 	count     int
 	specs     bool // Ginkgo runs specs
@@ -95,6 +96,9 @@ func (i *Watcher) got(s os.Signal) {
 		i.first = s
 	}
 	n, first := i.count, i.first
+	if n >= 3 {
+		i.forcing = true
+	}
 	forward := i.specs && s == syscall.SIGHUP
 	if forward {
 		i.forwarded++
@@ -168,13 +172,23 @@ const exitGrace = time.Second
 // Stop ends the watch: a signal from now on is held, not counted, so that
 // the command can say how it ended and exit; exitGrace later (a process
 // that lives on, a test's) the signals get back their default action.
+//
+// Once the third signal came, force owns the exit: Stop never returns, so
+// that the command, stopping in order beside it, does not exit while force
+// still removes what it started (a third signal as a cluster's start rolled
+// back: the command exited in order with force half-way through removing
+// the cluster's dir, which stayed).
 func (i *Watcher) Stop() {
 	i.mu.Lock()
 	if i.overdue != nil {
 		i.overdue.Stop()
 	}
 	i.stopped = true
+	forcing := i.forcing
 	i.mu.Unlock()
+	if forcing {
+		select {} // force ends the process
+	}
 	i.cancel()
 	i.cancelAgain()
 	i.stopOnce.Do(func() {

@@ -68,7 +68,41 @@ func TestMain(m *testing.M) {
 		fmt.Println("said how it ended")
 		os.Exit(3)
 	}
+	if os.Getenv(forcedBesideStopEnv) != "" {
+		// A command stopping in order as the third signal comes: force,
+		// still removing what the command started, ends the process.
+		i := Watch(func(os.Signal) {
+			time.Sleep(200 * time.Millisecond)
+			fmt.Println("forced")
+			os.Exit(7)
+		})
+		go func() {
+			for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGINT} {
+				i.got(s)
+			}
+		}()
+		time.Sleep(50 * time.Millisecond)
+		i.Stop()
+		fmt.Println("stopped in order")
+		os.Exit(3)
+	}
 	os.Exit(m.Run())
+}
+
+// forcedBesideStopEnv makes the test binary the command of
+// TestForceOwnsTheExit.
+const forcedBesideStopEnv = "INTERRUPT_TEST_FORCED_BESIDE_STOP"
+
+// TestForceOwnsTheExit: once the third signal came, the command stopping in
+// order beside it does not exit before force is done.
+func TestForceOwnsTheExit(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), forcedBesideStopEnv+"=1")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || string(out) != "forced\n" {
+		t.Fatalf("the command ended with %v, printing %q; want exit 7 from force alone", err, out)
+	}
 }
 
 // TestSignalAfterStopIsHeld: a signal that comes after Stop, as the
