@@ -538,8 +538,8 @@ func writeMatrix(o options, outcomes []Outcome, started time.Time) (string, erro
 // artifacts (where matrix.html is).
 func outcomeInput(o options, oc Outcome) matrix.Input {
 	in := matrix.Input{Name: oc.Version, Error: oc.Detail, ExitCode: matrix.ExitError,
-		Duration:    time.Duration(oc.RunSeconds * float64(time.Second)),
-		StepSeconds: map[string]float64{"prepare": oc.PrepareSeconds, "build": oc.BuildSeconds, "run": oc.RunSeconds}}
+		Duration: time.Duration(oc.RunSeconds * float64(time.Second)),
+		Steps:    []matrix.Step{{Name: "prepare", Seconds: oc.PrepareSeconds}, {Name: "build", Seconds: oc.BuildSeconds}, {Name: "run", Seconds: oc.RunSeconds}}}
 	switch oc.Status {
 	case Passed:
 		in.ExitCode = matrix.ExitPassed

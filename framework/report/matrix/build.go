@@ -23,8 +23,8 @@ type Input struct {
 	ExitCode int
 	Error    string
 	Duration time.Duration
-	// StepSeconds time the steps of the run, if the producer has them.
-	StepSeconds map[string]float64
+	// Steps time the steps of the run, if the producer has them.
+	Steps []Step
 	// ReportDir is the target's report dir, relative to the matrix dir;
 	// Source the results.json it was read from.
 	ReportDir string
@@ -68,7 +68,7 @@ func Build(inputs []Input, h Header) Matrix {
 	for i, name := range uniqueNames(inputs) {
 		in := inputs[i]
 		in.Name = name
-		t := Target{Name: name, Description: in.Description, ExitCode: in.ExitCode, Error: in.Error, StepSeconds: in.StepSeconds,
+		t := Target{Name: name, Description: in.Description, ExitCode: in.ExitCode, Error: in.Error, Steps: in.Steps,
 			DurationSeconds: in.Duration.Seconds(), ReportDir: in.ReportDir, Source: in.Source, State: StateOf(in.ExitCode, in.Results)}
 		if in.Previous != nil {
 			m.Previous, t.WasRun = true, true

@@ -91,9 +91,9 @@ type Target struct {
 	// DurationSeconds is the target's whole run (with its cluster's set-up
 	// for the matrix command; the results' own span when read back).
 	DurationSeconds float64 `json:"durationSeconds"`
-	// StepSeconds time the steps before and of the run, when the producer
-	// has them (hack/versions: prepare, build, run; 0: not done).
-	StepSeconds map[string]float64 `json:"stepSeconds,omitempty"`
+	// Steps time the steps before and of the run, in their order, when
+	// the producer has them (hack/versions: prepare, build, run).
+	Steps []Step `json:"steps,omitempty"`
 	// ReportDir is the target's report dir, relative to the matrix dir;
 	// Source the results.json the target was read from.
 	ReportDir         string           `json:"reportDir,omitempty"`
@@ -111,6 +111,12 @@ type Target struct {
 	Regressions int `json:"regressions"`
 	// WasRun says the previous matrix run had results for this target.
 	WasRun bool `json:"previouslyRun"`
+}
+
+// Step is one timed step of a target's run; 0 seconds: not done.
+type Step struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
 }
 
 // HasResults says the target's run gave results: it has cells.
