@@ -81,6 +81,15 @@ type Matrix struct {
 	ExitCode int `json:"exitCode"`
 }
 
+// Duration is how long the making of the matrix took, or 0 when it has no
+// span (compare --matrix reads files).
+func (m Matrix) Duration() time.Duration {
+	if m.FinishedAt.After(m.StartedAt) {
+		return m.FinishedAt.Sub(m.StartedAt)
+	}
+	return 0
+}
+
 // Target is one column: a target's run and its outcome.
 type Target struct {
 	Name        string      `json:"name"`

@@ -3,7 +3,6 @@ package matrix
 import (
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
@@ -63,13 +62,4 @@ func uniqueNames(inputs []Input) []string {
 		seen[names[i]] = true
 	}
 	return names
-}
-
-// Duration is how long the making of the matrix took, or 0 when it has no
-// span (compare --matrix reads files).
-func (m Matrix) Duration() time.Duration {
-	if m.FinishedAt.After(m.StartedAt) {
-		return m.FinishedAt.Sub(m.StartedAt)
-	}
-	return 0
 }
