@@ -399,16 +399,7 @@ current-context: x
 // files runs killed earlier left, never a live run's), then fails in set-up
 // with one line and exit 2.
 func TestUnreachableClusterFailsInSetUpAndRemovesDeadRunsFiles(t *testing.T) {
-	unreachable := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(unreachable, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	unreachable := unreachableKubeconfig(t)
 	tmp, work := t.TempDir(), t.TempDir()
 	writeRunDirs(t, tmp)
 	r := runCLIIn(t, tmp, work, nil, "run", "--provider", "kubeconfig", "--kubeconfig", unreachable)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/report/compare"
 	"github.com/admission-conformance/admission-conformance/framework/report/history"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
@@ -21,7 +21,7 @@ import (
 func newCompareCommand() *cobra.Command {
 	th := compare.DefaultThresholds()
 	var output, htmlPath string
-	var matrix bool
+	var sideBySide bool
 	cmd := &cobra.Command{
 		Use:   "compare OLD NEW | compare HISTORY | compare --matrix RUN RUN [RUN...]",
 		Short: "List spec state changes and measurements that moved between two runs (or lay N runs side by side); exit 1 on a regression",
@@ -39,7 +39,7 @@ Columns are named by the Kubernetes version each results.json records, else by i
 Exit codes with --matrix: 0 every case has the same state in every run, 1 some case's state
 differs between runs, 2 bad input.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if matrix {
+			if sideBySide {
 				if len(args) < 2 {
 					return exitcode.Usagef("compare --matrix needs two runs or more, got %d", len(args))
 				}
@@ -51,7 +51,7 @@ differs between runs, 2 bad input.`,
 			if output != "text" && output != "json" {
 				return exitcode.Usagef("--output must be text or json, got %q", output)
 			}
-			if htmlPath != "" && !matrix {
+			if htmlPath != "" && !sideBySide {
 				return exitcode.Usagef("--html goes with --matrix")
 			}
 			if err := checkThreshold("--threshold-relative", th.Relative); err != nil {
@@ -63,7 +63,7 @@ differs between runs, 2 bad input.`,
 			if th.Absolute < 0 {
 				return exitcode.Usagef("--threshold-absolute must not be negative, got %s", th.Absolute)
 			}
-			if matrix {
+			if sideBySide {
 				return compareMatrix(cmd.OutOrStdout(), args, th, output, htmlPath)
 			}
 			old, cur, err := comparedRuns(args)
@@ -94,7 +94,7 @@ differs between runs, 2 bad input.`,
 	cmd.Flags().DurationVar(&th.Absolute, "threshold-absolute", th.Absolute, "and, for measurements in time units, by more than this duration")
 	cmd.Flags().Float64Var(&th.OfBound, "threshold-of-bound", th.OfBound, "and, for measurements with an upper bound, by more than this fraction of the bound")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
-	cmd.Flags().BoolVar(&matrix, "matrix", false, "lay two runs or more side by side: every case's state and every measurement per run")
+	cmd.Flags().BoolVar(&sideBySide, "matrix", false, "lay two runs or more side by side: every case's state and every measurement per run")
 	cmd.Flags().StringVar(&htmlPath, "html", "", "with --matrix, also write the matrix page to this file (or to matrix.html in this dir)")
 	return cmd
 }
@@ -140,17 +140,18 @@ func compareMatrix(w io.Writer, args []string, th compare.Thresholds, output, ht
 		}
 		htmlPath = resolved
 	}
-	runs := make([]compare.Run, len(args))
+	started := time.Now()
+	inputs := make([]matrix.Input, len(args))
 	for i, a := range args {
 		res, file, err := history.Resolve(a)
 		if err != nil {
 			return resolveError(fmt.Sprintf("RUN %d", i+1), a, err)
 		}
-		runs[i] = compare.Run{Source: file, Results: res}
+		inputs[i] = matrix.ResultsInput(file, res)
 	}
-	m := compare.NewMatrix(runs, th)
+	m := matrix.Build(inputs, matrix.Header{Title: "Admission conformance across runs", Started: started, Finished: time.Now(), Thresholds: th})
 	if htmlPath != "" {
-		if err := htmlreport.WriteMatrixFile(htmlPath, htmlreport.MatrixInput{Matrix: m, Generated: time.Now()}); err != nil {
+		if err := matrix.WriteHTML(htmlPath, m); err != nil {
 			return exitcode.Usagef("--html %s: %v", htmlPath, err)
 		}
 	}
@@ -164,7 +165,7 @@ func compareMatrix(w io.Writer, args []string, th compare.Thresholds, output, ht
 		m.WriteText(w)
 	}
 	if m.CasesDiffering > 0 {
-		return exitcode.Failedf("%d spec case(s) differ in state between the %d runs", m.CasesDiffering, len(runs))
+		return exitcode.Failedf("%d spec case(s) differ in state between the %d runs", m.CasesDiffering, len(inputs))
 	}
 	return nil
 }
@@ -173,7 +174,7 @@ func compareMatrix(w io.Writer, args []string, th compare.Thresholds, output, ht
 // must be in an existing dir.
 func matrixHTMLPath(path string) (string, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return filepath.Join(path, htmlreport.MatrixFileName), nil
+		return filepath.Join(path, matrix.HTMLName), nil
 	}
 	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
 		return "", exitcode.Usagef("--html %s: its directory %s does not exist: create it first or write elsewhere", path, filepath.Dir(path))

@@ -132,7 +132,7 @@ func TestCompareMatrixOfThreeVersions(t *testing.T) {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
 	page, err := os.ReadFile(filepath.Join(out, "matrix.html"))
-	if err != nil || !strings.Contains(string(page), `<table id="matrix-cases">`) {
+	if err != nil || !strings.Contains(string(page), `<table id="cases">`) {
 		t.Errorf("matrix.html: %v", err)
 	}
 

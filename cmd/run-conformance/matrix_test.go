@@ -17,16 +17,7 @@ import (
 // dir's previous run moved to previous/ and was compared with. No cluster
 // is started.
 func TestMatrixGoesOnPastUnreachableTargets(t *testing.T) {
-	unreachable := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(unreachable, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	unreachable := unreachableKubeconfig(t)
 	dir := filepath.Join(t.TempDir(), "matrix")
 	// A previous matrix run in which target a passed.
 	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o755); err != nil {
@@ -39,7 +30,7 @@ current-context: x
 	if _, err := results.Write(filepath.Join(dir, "a"), prev); err != nil {
 		t.Fatal(err)
 	}
-	if err := matrix.Write(dir, matrix.Build([]matrix.Input{{Name: "a", ReportDir: "a", Results: &prev}}, t0, t0, "v0")); err != nil {
+	if err := matrix.Write(dir, matrix.Build([]matrix.Input{{Name: "a", ReportDir: "a", Results: &prev}}, matrix.Header{HarnessVersion: "v0", Started: t0, Finished: t0})); err != nil {
 		t.Fatal(err)
 	}
 
@@ -92,4 +83,21 @@ func writeOptions(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// unreachableKubeconfig writes a kubeconfig whose cluster does not answer
+// (nothing listens on port 1) and returns its path.
+func unreachableKubeconfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

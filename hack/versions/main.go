@@ -9,7 +9,8 @@
 // Versions run one after another; a version that cannot be built or run is
 // reported and the others still run. Then it writes ARTIFACTS/matrix.txt,
 // matrix.json and matrix.html: every spec case's state and every measurement
-// per version side by side (compare --matrix). `make conformance-versions`
+// per version side by side (the matrix command's matrix.json and
+// matrix.html, framework/report/matrix). `make conformance-versions`
 // builds and runs it.
 //
 // Exit codes: 0 every version's run passed, 1 a case failed on some version,
@@ -20,7 +21,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,7 +36,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/report/compare"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/hack/workcopy"
 )
@@ -509,48 +509,51 @@ func pinnedVersion(gomod string) (string, error) {
 }
 
 // writeMatrix writes ARTIFACTS/matrix.{txt,json,html} and returns the text.
+// matrix.json and matrix.html are the matrix command's (framework/report/
+// matrix): a version is a target, its steps' times and error included.
 func writeMatrix(o options, outcomes []Outcome, started time.Time) (string, error) {
-	var runs []compare.Run
-	var unavailable []htmlreport.Unavailable
-	for _, oc := range outcomes {
-		if oc.file != "" {
-			runs = append(runs, compare.Run{Source: oc.file, Results: oc.res})
-		} else {
-			unavailable = append(unavailable, htmlreport.Unavailable{Name: oc.Version, Reason: oc.Detail})
-		}
+	inputs := make([]matrix.Input, len(outcomes))
+	anyResults := false
+	for i, oc := range outcomes {
+		inputs[i] = outcomeInput(o, oc)
+		anyResults = anyResults || inputs[i].Results != nil
 	}
-	m := compare.NewMatrix(runs, compare.DefaultThresholds())
+	m := matrix.Build(inputs, matrix.Header{Title: "Admission conformance across Kubernetes versions",
+		Started: started, Finished: time.Now(), RunFlags: append([]string{}, o.runFlags...), Thresholds: compare.DefaultThresholds()})
 
 	var text strings.Builder
 	writeSummary(&text, o, outcomes, started)
-	if len(runs) > 0 {
+	if anyResults {
 		text.WriteString("\n")
 		m.WriteText(&text)
 	}
 	if err := os.WriteFile(filepath.Join(o.artifacts, "matrix.txt"), []byte(text.String()), 0o644); err != nil {
 		return "", err
 	}
-	data, err := json.MarshalIndent(struct {
-		Date      time.Time      `json:"date"`
-		RunFlags  []string       `json:"runFlags"`
-		Versions  []Outcome      `json:"versions"`
-		Matrix    compare.Matrix `json:"matrix"`
-		ExitCode  int            `json:"exitCode"`
-		WallClock float64        `json:"wallSeconds"`
-	}{started.UTC(), append([]string{}, o.runFlags...), outcomes, m, exitCode(outcomes), time.Since(started).Seconds()}, "", "  ")
-	if err != nil {
-		return "", err
+	return text.String(), matrix.Write(o.artifacts, m)
+}
+
+// outcomeInput is a version's outcome as a target of the matrix: its
+// status as the exit code its run had, its report dir relative to the
+// artifacts (where matrix.html is).
+func outcomeInput(o options, oc Outcome) matrix.Input {
+	in := matrix.Input{Name: oc.Version, Error: oc.Detail, ExitCode: matrix.ExitError,
+		Duration: time.Duration(oc.RunSeconds * float64(time.Second)),
+		Steps:    []matrix.Step{{Name: "prepare", Seconds: oc.PrepareSeconds}, {Name: "build", Seconds: oc.BuildSeconds}, {Name: "run", Seconds: oc.RunSeconds}}}
+	switch oc.Status {
+	case Passed:
+		in.ExitCode = matrix.ExitPassed
+	case Failed:
+		in.ExitCode = matrix.ExitFailed
 	}
-	if err := os.WriteFile(filepath.Join(o.artifacts, "matrix.json"), append(data, '\n'), 0o644); err != nil {
-		return "", err
+	if rel, err := filepath.Rel(o.artifacts, oc.ReportDir); err == nil && oc.ReportDir != "" {
+		in.ReportDir = rel
 	}
-	_, err = htmlreport.WriteMatrix(o.artifacts, htmlreport.MatrixInput{
-		Matrix:      m,
-		Title:       "Admission conformance across Kubernetes versions",
-		Unavailable: unavailable,
-		Generated:   time.Now(),
-	})
-	return text.String(), err
+	if oc.file != "" {
+		res := oc.res
+		in.Results, in.Source = &res, oc.file
+	}
+	return in
 }
 
 // writeSummary prints one line per version: its steps' times and outcome.

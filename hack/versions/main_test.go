@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
@@ -202,7 +204,7 @@ func TestWriteMatrix(t *testing.T) {
 		res := reporttest.Results(time.Date(2026, 5, 1, 10+i, 0, 0, 0, time.UTC), 1)
 		res.Cluster.KubernetesVersion = v
 		s := res.Summary
-		outcomes = append(outcomes, Outcome{Version: v, Status: Failed, PrepareSeconds: 1, BuildSeconds: 90, RunSeconds: 61,
+		outcomes = append(outcomes, Outcome{Version: v, Status: Failed, ReportDir: filepath.Join(art, v), PrepareSeconds: 1, BuildSeconds: 90, RunSeconds: 61,
 			Summary: &s, res: res, file: filepath.Join(art, v, results.FileName)})
 	}
 	outcomes = append(outcomes, Outcome{Version: "v1.35.4", Status: Error, PrepareSeconds: 3, BuildSeconds: 20, Detail: "build failed: exit status 1: undefined: x"})
@@ -226,11 +228,27 @@ func TestWriteMatrix(t *testing.T) {
 			t.Error(err)
 			continue
 		}
-		if f == "matrix.json" && (!strings.Contains(string(data), `"exitCode": 2`) || !strings.Contains(string(data), `"status": "error"`)) {
-			t.Errorf("matrix.json:\n%s", data)
-		}
 		if f == "matrix.html" && !strings.Contains(string(data), "undefined: x") {
 			t.Errorf("matrix.html does not say why v1.35.4 has no column")
 		}
+	}
+	// matrix.json is the matrix command's: the unbuilt version is a target in
+	// error, with its steps' times; the exit code is the versions'.
+	m, err := matrix.Read(filepath.Join(art, matrix.JSONName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.APIVersion != matrix.APIVersion || m.Kind != matrix.Kind || m.ExitCode != exitCode(outcomes) || m.ExitCode != 2 ||
+		strings.Join(m.RunFlags, " ") != "--suite ordering" || len(m.Targets) != 3 {
+		t.Fatalf("matrix.json: %+v", m)
+	}
+	unbuilt := m.Targets[2]
+	if unbuilt.Name != "v1.35.4" || unbuilt.State != matrix.Error || !strings.Contains(unbuilt.Error, "undefined: x") ||
+		fmt.Sprint(unbuilt.Steps) != "[{prepare 3} {build 20} {run 0}]" || unbuilt.HasResults() {
+		t.Errorf("the unbuilt version: %+v", unbuilt)
+	}
+	if got := m.Targets[0]; got.State != matrix.Failed || got.ExitCode != 1 || got.Summary == nil || got.Summary.Failed != 1 ||
+		fmt.Sprint(got.Steps) != "[{prepare 1} {build 90} {run 61}]" || got.ReportDir != "v1.36.3" || len(m.Cases) == 0 {
+		t.Errorf("a version that ran: %+v", got)
 	}
 }

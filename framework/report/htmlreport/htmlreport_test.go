@@ -36,30 +36,6 @@ func render(t *testing.T, in htmlreport.Input) (string, *html.Node) {
 	return htmltest.Render(t, func(w io.Writer) error { return htmlreport.Render(w, in) })
 }
 
-func hasClass(n *html.Node, class string) bool {
-	for _, c := range strings.Fields(htmltest.Attr(n, "class")) {
-		if c == class {
-			return true
-		}
-	}
-	return false
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	var rec func(*html.Node)
-	rec = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			rec(c)
-		}
-	}
-	rec(n)
-	return b.String()
-}
-
 func TestReportIsSelfContained(t *testing.T) {
 	_, doc := render(t, synthetic())
 	htmltest.Walk(doc, func(n *html.Node) {
@@ -87,39 +63,39 @@ func TestReportShowsProfilesFailuresFirstPlotsAndTrends(t *testing.T) {
 		if n.Data == "h2" {
 			order = append(order, htmltest.Attr(n, "id"))
 		}
-		if n.Data == "tr" && hasClass(n, "profile") {
+		if n.Data == "tr" && htmltest.HasClass(n, "profile") {
 			var cells []string
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Data == "td" {
-					cells = append(cells, strings.TrimSpace(text(c)))
+					cells = append(cells, strings.TrimSpace(htmltest.Text(c)))
 				}
 			}
 			profiles[cells[0]] = cells[1]
 		}
-		if hasClass(n, "failure-card") {
+		if htmltest.HasClass(n, "failure-card") {
 			failureCards++
-			failureText = text(n)
+			failureText = htmltest.Text(n)
 			htmltest.Walk(n, func(c *html.Node) {
 				if c.Data == "tr" && c.Parent.Data == "tbody" {
 					journalRows++
 				}
-				if c.Data == "rect" && hasClass(c, "call") {
+				if c.Data == "rect" && htmltest.HasClass(c, "call") {
 					calls++
 				}
 			})
 		}
-		if hasClass(n, "plot") {
+		if htmltest.HasClass(n, "plot") {
 			plots++
 			htmltest.Walk(n, func(c *html.Node) {
-				if c.Data == "circle" && hasClass(c, "dot") {
+				if c.Data == "circle" && htmltest.HasClass(c, "dot") {
 					dots++
-					if hasClass(c, "outside") {
+					if htmltest.HasClass(c, "outside") {
 						outsideDots++
 					}
 				}
 			})
 		}
-		if hasClass(n, "trend") {
+		if htmltest.HasClass(n, "trend") {
 			trends++
 		}
 	})
@@ -206,8 +182,8 @@ func TestTrendHasOnePointPerRun(t *testing.T) {
 	_, doc := render(t, htmlreport.Input{Results: history[1], Report: report.Build(history[1], nil), History: history})
 	var points []string
 	htmltest.Walk(doc, func(n *html.Node) {
-		if n.Data == "circle" && hasClass(n, "trend-dot") {
-			points = append(points, text(n))
+		if n.Data == "circle" && htmltest.HasClass(n, "trend-dot") {
+			points = append(points, htmltest.Text(n))
 		}
 	})
 	if len(points) != 2 || !strings.Contains(points[0], ": 0.2 s") || !strings.Contains(points[1], ": 0.4 s") {
@@ -233,16 +209,16 @@ func TestFieldCoverageTable(t *testing.T) {
 			return
 		}
 		rows++
-		text := text(n)
+		text := htmltest.Text(n)
 		switch {
 		case strings.HasPrefix(text, "ValidatingWebhookConfiguration.webhooks[].name\n"):
 			checked++
-			if !hasClass(n, "passed") || !strings.Contains(text, "MutatingBeforeValidatingOnCreate") || !strings.Contains(text, "set") {
+			if !htmltest.HasClass(n, "passed") || !strings.Contains(text, "MutatingBeforeValidatingOnCreate") || !strings.Contains(text, "set") {
 				t.Errorf("the exercised row shows %q", text)
 			}
 		case strings.HasPrefix(text, "ValidatingWebhookConfiguration.webhooks[].timeoutSeconds\n"):
 			checked++
-			if !hasClass(n, "failed") || !strings.Contains(text, "not exercised") {
+			if !htmltest.HasClass(n, "failed") || !strings.Contains(text, "not exercised") {
 				t.Errorf("an unexercised row shows %q", text)
 			}
 		}

@@ -5,6 +5,7 @@ package htmltest
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -43,4 +44,30 @@ func Attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// HasClass says whether n's class attribute holds class.
+func HasClass(n *html.Node, class string) bool {
+	for _, c := range strings.Fields(Attr(n, "class")) {
+		if c == class {
+			return true
+		}
+	}
+	return false
+}
+
+// Text is the text below n, as it stands in the page.
+func Text(n *html.Node) string {
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(n)
+	return b.String()
 }

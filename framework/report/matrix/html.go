@@ -17,24 +17,19 @@ var pageTemplate string
 //go:embed style.css
 var style string
 
+// DefaultTitle heads a page whose matrix has no title.
+const DefaultTitle = "Admission conformance matrix"
+
 var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
 	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"seconds": func(f float64) string {
 		return time.Duration(f * float64(time.Second)).Round(time.Second).String()
 	},
-	"value": formatValue,
+	"value":   FormatValue,
+	"bounds":  FormatBounds,
+	"percent": func(f float64) string { return strconv.FormatFloat(f*100, 'f', 0, 64) },
 	// The case's own words: its name without the spec's short name.
 	"caseText": func(c Case) string { return strings.TrimSpace(strings.TrimPrefix(c.Name, c.ShortName)) },
-	"bound": func(v *Value) string {
-		var parts []string
-		if v.Lower != nil {
-			parts = append(parts, "≥ "+formatValue(*v.Lower))
-		}
-		if v.Bound != nil {
-			parts = append(parts, "≤ "+formatValue(*v.Bound))
-		}
-		return strings.Join(parts, ", ")
-	},
 	"cell": func(c Case, target string) *Cell {
 		if cell, ok := c.Cells[target]; ok {
 			return &cell
@@ -59,8 +54,12 @@ var page = template.Must(template.New("matrix").Funcs(template.FuncMap{
 // view is the page's data.
 type view struct {
 	Style    template.CSS
+	Title    string
 	M        Matrix
 	Duration string
+	// Cases and Measurements are the rows, those that differ first.
+	Cases        []Case
+	Measurements []MeasurementRow
 	// Failures are the failed cells, for the table under the grid.
 	Failures []failedCell
 	// Regressed counts regressed cells over all targets.
@@ -74,14 +73,18 @@ type failedCell struct {
 // Render writes matrix.html: inline CSS, no script, nothing fetched; every
 // text from results is escaped by html/template.
 func Render(w io.Writer, m Matrix) error {
-	v := view{Style: template.CSS(style), M: m}
-	if !m.FinishedAt.IsZero() {
-		v.Duration = m.FinishedAt.Sub(m.StartedAt).Round(time.Second).String()
+	v := view{Style: template.CSS(style), Title: m.Title, M: m,
+		Cases: m.CasesDifferingFirst(), Measurements: m.MeasurementsDifferingFirst()}
+	if v.Title == "" {
+		v.Title = DefaultTitle
+	}
+	if d := m.Duration(); d > 0 {
+		v.Duration = d.Round(time.Second).String()
 	}
 	for _, t := range m.Targets {
 		v.Regressed += t.Regressions
 	}
-	for _, c := range m.Cases {
+	for _, c := range v.Cases {
 		for _, t := range m.Targets {
 			if cell, ok := c.Cells[t.Name]; ok && cell.State == "failed" {
 				v.Failures = append(v.Failures, failedCell{Target: t.Name, Case: c.Suite + "/" + c.ShortName, Message: cell.Message})
@@ -94,8 +97,4 @@ func Render(w io.Writer, m Matrix) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
-}
-
-func formatValue(f float64) string {
-	return strconv.FormatFloat(f, 'g', 4, 64)
 }

@@ -1,7 +1,6 @@
 package matrix
 
 import (
-	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
 	"io"
 	"path/filepath"
 	"strings"
@@ -10,12 +9,19 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/admission-conformance/admission-conformance/framework/report/compare"
+	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
 var t0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 
 func ptr(f float64) *float64 { return &f }
+
+// build is Build as the matrix command calls it.
+func build(inputs []Input, started, finished time.Time, harnessVersion string) Matrix {
+	return Build(inputs, Header{HarnessVersion: harnessVersion, Started: started, Finished: finished, Thresholds: compare.DefaultThresholds()})
+}
 
 // run is a synthetic results.json: cases with the given states (messages
 // for failures) and a propagation measurement of value ms.
@@ -55,7 +61,7 @@ func allPassed(ms float64) *results.Results {
 func TestBuildPutsCasesAndMeasurementsSideBySide(t *testing.T) {
 	failing := run(map[string]results.State{"MutatingBeforeValidating": results.Failed, "FailOpenTiming": results.Passed,
 		"WebhookConfigurationPropagation": results.Passed}, 1500)
-	m := Build([]Input{
+	m := build([]Input{
 		{Name: "prod", Description: "kubeconfig prod.yaml", ExitCode: 0, Duration: 90 * time.Second, ReportDir: "prod", Results: allPassed(10)},
 		{Name: "kind-ha", Description: "kind ha", ExitCode: 1, ReportDir: "kind-ha", Results: failing},
 		{Name: "lab", Description: "kubeconfig lab.yaml", ExitCode: 2, Error: "cluster at https://10.0.0.1 does not answer", ReportDir: "lab"},
@@ -94,14 +100,14 @@ func TestBuildPutsCasesAndMeasurementsSideBySide(t *testing.T) {
 		t.Error("compared with a previous run that does not exist")
 	}
 	// Without the unreachable target: 1; all passed: 0.
-	if m := Build([]Input{{Name: "a", Results: allPassed(1)}, {Name: "b", ExitCode: 1, Results: failing}}, t0, t0, ""); m.ExitCode != ExitFailed {
+	if m := build([]Input{{Name: "a", Results: allPassed(1)}, {Name: "b", ExitCode: 1, Results: failing}}, t0, t0, ""); m.ExitCode != ExitFailed {
 		t.Errorf("exit code %d, want 1", m.ExitCode)
 	}
-	if m := Build([]Input{{Name: "a", Results: allPassed(1)}}, t0, t0, ""); m.ExitCode != ExitPassed {
+	if m := build([]Input{{Name: "a", Results: allPassed(1)}}, t0, t0, ""); m.ExitCode != ExitPassed {
 		t.Errorf("exit code %d, want 0", m.ExitCode)
 	}
 	// A run that exited 0 but wrote no results could not be run.
-	if m := Build([]Input{{Name: "a"}}, t0, t0, ""); m.ExitCode != ExitError || m.Targets[0].Error == "" {
+	if m := build([]Input{{Name: "a"}}, t0, t0, ""); m.ExitCode != ExitError || m.Targets[0].Error == "" {
 		t.Errorf("no results: %+v", m)
 	}
 }
@@ -111,7 +117,7 @@ func TestRegressedCellsAgainstThePreviousRun(t *testing.T) {
 		"WebhookConfigurationPropagation": results.Passed}, 10)
 	now := run(map[string]results.State{"MutatingBeforeValidating": results.Failed, "FailOpenTiming": results.Passed,
 		"WebhookConfigurationPropagation": results.Passed}, 900)
-	m := Build([]Input{
+	m := build([]Input{
 		{Name: "a", ExitCode: 1, Results: now, Previous: before},
 		{Name: "b", Results: allPassed(10), Previous: allPassed(10)},
 		{Name: "new", Results: allPassed(10)},
@@ -166,7 +172,7 @@ func TestPageIsSelfContainedEscapedAndMarksRegressions(t *testing.T) {
 	before := allPassed(10)
 	now := run(map[string]results.State{"MutatingBeforeValidating": results.Failed, "FailOpenTiming": results.Passed,
 		"WebhookConfigurationPropagation": results.Passed}, 10)
-	m := Build([]Input{
+	m := build([]Input{
 		{Name: "prod<eu>", ExitCode: 1, ReportDir: "prod", Results: now, Previous: before},
 		{Name: "lab", ExitCode: 2, Error: "cluster <unreachable>", ReportDir: "lab"},
 	}, t0, t0.Add(time.Minute), "v1")
@@ -220,7 +226,7 @@ func TestPageIsSelfContainedEscapedAndMarksRegressions(t *testing.T) {
 
 func TestWriteAndRead(t *testing.T) {
 	dir := t.TempDir()
-	m := Build([]Input{{Name: "a", Results: allPassed(3)}}, t0, t0.Add(time.Second), "v1")
+	m := build([]Input{{Name: "a", Results: allPassed(3)}}, t0, t0.Add(time.Second), "v1")
 	if err := Write(dir, m); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +256,7 @@ func TestCasesNoTargetSelectedAreLeftOut(t *testing.T) {
 	}
 	a := notSelected(notSelected(allPassed(1), "FailOpenTiming"), "MutatingBeforeValidating")
 	b := notSelected(allPassed(1), "FailOpenTiming")
-	m := Build([]Input{{Name: "a", Results: a}, {Name: "b", Results: b}}, t0, t0, "")
+	m := build([]Input{{Name: "a", Results: a}, {Name: "b", Results: b}}, t0, t0, "")
 	var rows []string
 	for _, c := range m.Cases {
 		rows = append(rows, c.ShortName)

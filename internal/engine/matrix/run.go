@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/admission-conformance/admission-conformance/framework/report/compare"
 	matrixreport "github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
@@ -104,7 +105,8 @@ func (p *Plan) Run(out io.Writer, version string) error {
 	if forced.Load() {
 		select {} // the third signal's handler exits, once the targets' runs have
 	}
-	m := matrixreport.Build(inputs, started, time.Now(), version)
+	m := matrixreport.Build(inputs, matrixreport.Header{Title: matrixreport.DefaultTitle, HarnessVersion: version,
+		Started: started, Finished: time.Now(), Thresholds: compare.DefaultThresholds()})
 	if err := matrixreport.Write(p.dir, m); err != nil {
 		return exitcode.Usagef("cannot write the matrix: %v", err)
 	}

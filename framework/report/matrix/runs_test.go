@@ -1,29 +1,39 @@
-package compare_test
+package matrix_test
 
 import (
 	"bytes"
-	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/report/compare"
+	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
-// versions returns three synthetic runs, one per Kubernetes version.
-func versions() []compare.Run {
-	var runs []compare.Run
+var t0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// versions returns three synthetic runs read back from their results.json
+// (as compare --matrix reads them), one per Kubernetes version.
+func versions() []matrix.Input {
+	var runs []matrix.Input
 	for i, v := range []string{"v1.35.4", "v1.36.3", "v1.37.2"} {
 		res := reporttest.Results(t0.Add(time.Duration(i)*time.Hour), 1)
 		res.Cluster.KubernetesVersion = v
-		runs = append(runs, compare.Run{Source: "/a/versions/" + v + "/results.json", Results: res})
+		runs = append(runs, matrix.ResultsInput("/a/versions/"+v+"/results.json", res))
 	}
 	return runs
 }
 
-func setState(r *results.Results, short string, st results.State, msg string) {
+// sideBySide is Build as compare --matrix calls it.
+func sideBySide(runs []matrix.Input) matrix.Matrix {
+	return matrix.Build(runs, matrix.Header{Started: t0, Finished: t0, Thresholds: compare.DefaultThresholds()})
+}
+
+func setState(in matrix.Input, short string, st results.State, msg string) {
+	r := in.Results
 	for i := range r.Specs {
 		if r.Specs[i].ShortName == short {
 			r.Specs[i].State, r.Specs[i].Message = st, msg
@@ -32,30 +42,42 @@ func setState(r *results.Results, short string, st results.State, msg string) {
 	r.Summarize()
 }
 
-func TestMatrixOfEqualRunsHasNoDifference(t *testing.T) {
-	m := compare.NewMatrix(versions(), compare.DefaultThresholds())
-	if len(m.Runs) != 3 || m.Runs[0].Name != "v1.35.4" || m.Runs[2].Name != "v1.37.2" {
-		t.Fatalf("runs %+v", m.Runs)
+// states is a case's state on each target, in the targets' order; "" where
+// the target has no such case.
+func states(m matrix.Matrix, c matrix.Case) []results.State {
+	out := make([]results.State, len(m.Targets))
+	for i, t := range m.Targets {
+		out[i] = c.Cells[t.Name].State
 	}
-	if len(m.Cases) != 8 || len(m.Measurements) != 9 || m.CasesDiffering != 0 || m.MeasurementsDiffering != 0 {
-		t.Errorf("%d cases (%d differ), %d measurements (%d differ); want 8 (0), 9 (0)", len(m.Cases), m.CasesDiffering, len(m.Measurements), m.MeasurementsDiffering)
+	return out
+}
+
+func TestMatrixOfEqualRunsHasNoDifference(t *testing.T) {
+	m := sideBySide(versions())
+	if len(m.Targets) != 3 || m.Targets[0].Name != "v1.35.4" || m.Targets[2].Name != "v1.37.2" {
+		t.Fatalf("targets %+v", m.Targets)
+	}
+	// Eight cases, one of which no run selected: it has no row.
+	if len(m.Cases) != 7 || m.NotSelected != 1 || len(m.Measurements) != 9 || m.CasesDiffering != 0 || m.MeasurementsDiffering != 0 {
+		t.Errorf("%d cases (%d not selected, %d differ), %d measurements (%d differ); want 7 (1, 0), 9 (0)",
+			len(m.Cases), m.NotSelected, m.CasesDiffering, len(m.Measurements), m.MeasurementsDiffering)
 	}
 	for _, c := range m.Cases {
-		if len(c.States) != 3 || c.States[0] == "" {
-			t.Errorf("case %s: states %v", c.Case, c.States)
+		if st := states(m, c); len(c.Cells) != 3 || st[0] == "" {
+			t.Errorf("case %s: states %v", c.Key(), st)
 		}
 	}
-	if m.Runs[0].DurationSeconds != 95 || m.Runs[1].Summary.Failed != 1 {
-		t.Errorf("run 0: %+v", m.Runs[0])
+	if m.Targets[0].DurationSeconds != 95 || m.Targets[1].Summary.Failed != 1 || m.Targets[1].State != matrix.Failed || m.Targets[1].ExitCode != matrix.ExitFailed {
+		t.Errorf("targets %+v", m.Targets)
 	}
 }
 
 func TestMatrixMarksStatesAndMeasurementsThatDiffer(t *testing.T) {
 	runs := versions()
 	// 1.35 has no MutatingAdmissionPolicy: a case is not supported there.
-	setState(&runs[0].Results, "ConfigurationsCalledInNameOrder", results.NotSupported, "needs features X")
+	setState(runs[0], "ConfigurationsCalledInNameOrder", results.NotSupported, "needs features X")
 	// 1.37 fails a case that passes elsewhere.
-	setState(&runs[2].Results, "MutatingBeforeValidatingOnCreate", results.Failed, "broken on 1.37")
+	setState(runs[2], "MutatingBeforeValidatingOnCreate", results.Failed, "broken on 1.37")
 	// A case only 1.36 and 1.37 have.
 	runs[0].Results.Specs = runs[0].Results.Specs[:7]
 	// Measurements: 1.37 answers 25 times slower; 1.36 propagates replica 2
@@ -65,11 +87,11 @@ func TestMatrixMarksStatesAndMeasurementsThatDiffer(t *testing.T) {
 	runs[1].Results.Specs[1].Measurements[2].Value = 0.5
 	runs[0].Results.Specs[5].Measurements[0].Value *= 1.1
 
-	m := compare.NewMatrix(runs, compare.DefaultThresholds())
+	m := sideBySide(runs)
 	differs := map[string][]results.State{}
 	for _, c := range m.Cases {
 		if c.Differs {
-			differs[c.ShortName] = c.States
+			differs[c.ShortName] = states(m, c)
 		}
 	}
 	if m.CasesDiffering != 3 || len(differs) != 3 {
@@ -131,16 +153,21 @@ func TestMatrixMarksStatesAndMeasurementsThatDiffer(t *testing.T) {
 		t.Errorf("differing measurements are not listed first:\n%s", out)
 	}
 
-	data, err := json.Marshal(m)
-	if err != nil {
+	path := filepath.Join(t.TempDir(), matrix.JSONName)
+	if err := matrix.WriteJSON(path, m); err != nil {
 		t.Fatal(err)
 	}
-	var back compare.Matrix
-	if err := json.Unmarshal(data, &back); err != nil || back.CasesDiffering != 3 || len(back.Measurements) != 9 || back.Measurements[0].Values[0] == nil {
-		t.Errorf("JSON round trip: %v %+v", err, back)
+	back, err := matrix.Read(path)
+	if err != nil || back.CasesDiffering != 3 || len(back.Measurements) != 9 || len(back.Measurements[0].Values) != 3 {
+		t.Fatalf("JSON round trip: %v %+v", err, back)
 	}
-	if !strings.Contains(string(data), `"states":["","not-supported","not-supported"]`) {
-		t.Errorf("an absent case is not an empty state in JSON:\n%s", data)
+	for _, c := range back.Cases {
+		if c.ShortName != "InitializerFailsOpenAfterTimeout" {
+			continue
+		}
+		if got := states(back, c); got[0] != "" || got[1] != results.NotSupported || got[2] != results.NotSupported || len(c.Cells) != 2 {
+			t.Errorf("an absent case is not a missing cell in JSON: %v", c.Cells)
+		}
 	}
 }
 
@@ -149,13 +176,13 @@ func TestMatrixMeasurementPresentInSomeRunsOrWithOtherBounds(t *testing.T) {
 	runs[1].Results.Specs[0].Measurements = nil
 	b := 2.0
 	runs[2].Results.Specs[5].Measurements[0].Bound = &b
-	m := compare.NewMatrix(runs, compare.DefaultThresholds())
+	m := sideBySide(runs)
 	reasons := map[string]string{}
 	for _, r := range m.Measurements {
 		if r.Differs {
 			reasons[r.Label()] = r.Reason
-			if r.Label() == "mutating-answer-to-validating-call" && r.Values[1] != nil {
-				t.Errorf("a missing value is not nil: %+v", r.Values)
+			if _, ok := r.Values["v1.36.3"]; r.Label() == "mutating-answer-to-validating-call" && ok {
+				t.Errorf("a missing value is present: %+v", r.Values)
 			}
 		}
 	}
@@ -166,21 +193,22 @@ func TestMatrixMeasurementPresentInSomeRunsOrWithOtherBounds(t *testing.T) {
 
 func TestMatrixColumnNames(t *testing.T) {
 	runs := versions()
-	runs[0].Results.Cluster.KubernetesVersion = ""                           // named by its folder
-	runs[2].Results.Cluster.KubernetesVersion = "v1.36.3"                    // two runs of one version
-	runs[2].Source = "/b/other/results.json"                                 // told apart by their folders
-	runs = append(runs, compare.Run{Name: "mine", Results: runs[1].Results}) // a given name wins
-	runs = append(runs, compare.Run{Source: runs[1].Source, Results: runs[1].Results})
-	m := compare.NewMatrix(runs, compare.DefaultThresholds())
+	runs[0].Results.Cluster.KubernetesVersion = ""        // named by its folder
+	runs[2].Results.Cluster.KubernetesVersion = "v1.36.3" // two runs of one version
+	runs[2].Source = "/b/other/results.json"              // told apart by their folders
+	mine := matrix.ResultsInput("", *runs[1].Results)
+	mine.Name = "mine" // a given name wins
+	runs = append(runs, mine, matrix.ResultsInput(runs[1].Source, *runs[1].Results))
+	m := sideBySide(runs)
 	var names []string
-	for _, r := range m.Runs {
+	for _, r := range m.Targets {
 		names = append(names, r.Name)
 	}
 	want := "v1.35.4|v1.36.3|v1.36.3 (other)|mine|v1.36.3 #2"
 	if got := strings.Join(names, "|"); got != want {
 		t.Errorf("names %s, want %s", got, want)
 	}
-	if got := compare.RunName(results.Results{}, "/x/runs/20260501T100000Z"); got != "20260501T100000Z" {
+	if got := matrix.RunName(results.Results{}, "/x/runs/20260501T100000Z"); got != "20260501T100000Z" {
 		t.Errorf("a dir's run is named %q", got)
 	}
 }
