@@ -96,12 +96,19 @@ const forcedBesideStopEnv = "INTERRUPT_TEST_FORCED_BESIDE_STOP"
 // TestForceOwnsTheExit: once the third signal came, the command stopping in
 // order beside it does not exit before force is done.
 func TestForceOwnsTheExit(t *testing.T) {
+	expectCommandEnds(t, forcedBesideStopEnv, 7, "forced\n")
+}
+
+// expectCommandEnds runs this test binary as the command env names and
+// expects it to exit with code after printing out, and nothing else.
+func expectCommandEnds(t *testing.T, env string, code int, out string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), forcedBesideStopEnv+"=1")
-	out, err := cmd.Output()
+	cmd.Env = append(os.Environ(), env+"=1")
+	got, err := cmd.Output()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 7 || string(out) != "forced\n" {
-		t.Fatalf("the command ended with %v, printing %q; want exit 7 from force alone", err, out)
+	if !errors.As(err, &ee) || ee.ExitCode() != code || string(got) != out {
+		t.Fatalf("the command ended with %v, printing %q; want exit %d after %q", err, got, code, out)
 	}
 }
 
@@ -109,11 +116,5 @@ func TestForceOwnsTheExit(t *testing.T) {
 // command prints its last line, neither kills the process by its default
 // action nor counts towards the forced exit.
 func TestSignalAfterStopIsHeld(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), heldAfterStopEnv+"=1")
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 || string(out) != "said how it ended\n" {
-		t.Fatalf("the command ended with %v, printing %q; want exit 3 after its line", err, out)
-	}
+	expectCommandEnds(t, heldAfterStopEnv, 3, "said how it ended\n")
 }
