@@ -44,6 +44,20 @@ var _ = ginkgo.Describe("HarnessDelay", func() {
 	ginkgo.It("is never run", func() {})
 })
 
+// A bound recorded is asserted (harness's measurement check), whatever
+// the case's own assertions say.
+var _ = ginkgo.Describe("RecordedBounds", func() {
+	record := func(value float64) {
+		ginkgo.AddReportEntry(results.MeasurementEntry, results.Measurement{Name: "latency", Value: value, Unit: "s",
+			Lower: ptrTo(0.5), Bound: ptrTo(1.0)}, ginkgo.ReportEntryVisibilityNever)
+	}
+	ginkgo.It("passes a measurement within its bounds", func() { record(0.8) })
+	ginkgo.It("fails a measurement over its bound", func() { record(1.2) })
+	ginkgo.It("fails a measurement under its lower bound", func() { record(0.2) })
+})
+
+func ptrTo[T any](v T) *T { return &v }
+
 func stallingSleep(d time.Duration, stop <-chan struct{}) bool {
 	select {
 	case extra := <-stall:
@@ -87,6 +101,16 @@ func TestRunRecordsEachCasesHarnessDelayAndNotesStarvedFailures(t *testing.T) {
 	}
 	if skipped.State != results.Skipped || skipped.HarnessDelayMs != nil {
 		t.Errorf("a case that never ran: %+v", skipped)
+	}
+	// The same run (Ginkgo runs one suite per test binary): the recorded
+	// bounds.
+	if within := byName["RecordedBounds passes a measurement within its bounds"]; within.State != results.Passed {
+		t.Errorf("a measurement within its bounds: %+v", within)
+	}
+	for _, name := range []string{"RecordedBounds fails a measurement over its bound", "RecordedBounds fails a measurement under its lower bound"} {
+		if c := byName[name]; c.State != results.Failed || !strings.Contains(c.Message, "recorded outside their bounds") {
+			t.Errorf("%s: %s, %q", name, c.State, c.Message)
+		}
 	}
 }
 
