@@ -69,6 +69,10 @@ type Config struct {
 	// NoCeilings skips checking the counts against what this machine
 	// holds (ceilings.go).
 	NoCeilings bool `json:"noCeilings,omitempty"`
+	// Child, only in the options file a run writes for a run it starts
+	// (a parallel run's worker, an in-cluster run's pod), is that run's
+	// role (child.go).
+	Child *Child `json:"child,omitempty"`
 
 	// Flag-only (never in an options file).
 	NodeFault   string `json:"-"`
@@ -78,9 +82,6 @@ type Config struct {
 	// RerunFilter is the label filter --rerun-failed selects (Validate
 	// sets it); empty with RerunFailed set means nothing failed.
 	RerunFilter string `json:"-"`
-	// Attach makes this process a worker of a parallel run (the engine's
-	// worker.go).
-	Attach string `json:"-"`
 	// BeforeStop, when set, sees the cluster once the specs ran, before
 	// it stops (certify reads the cluster's fingerprint).
 	BeforeStop func(*harness.Env) `json:"-"`
@@ -150,6 +151,9 @@ func (o *Config) Validate() error {
 		return err
 	}
 	if err := o.validateInCluster(); err != nil {
+		return err
+	}
+	if err := o.validateChild(); err != nil { // child.go
 		return err
 	}
 	switch o.Provider {
