@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,6 +8,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	inclusterrun "github.com/admission-conformance/admission-conformance/internal/engine/incluster"
+	"github.com/admission-conformance/admission-conformance/internal/inputtest"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
@@ -19,16 +18,7 @@ import (
 // which the kubeconfig provider's default loading rules find.
 func podConfig(t *testing.T, o runconfig.Config, claims []string) (runconfig.Config, *incluster.Run) {
 	t.Helper()
-	credentials := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(credentials, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://10.96.0.1:443"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	_, credentials := inputtest.KubeconfigDir(t)
 	t.Setenv("KUBECONFIG", credentials)
 	r, err := incluster.New("1a2b3c4d", "x:1", incluster.WithOptions(inclusterrun.PodOptions(o, claims)))
 	if err != nil {
