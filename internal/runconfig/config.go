@@ -1,7 +1,8 @@
 // Package runconfig is the one configuration of a run (what `run` and
-// `certify` take, from flags or an options file, and what a matrix writes
-// for each target's run) and its validation: every bad input is refused,
-// one line and exit 2, before anything starts.
+// `certify` take, from flags or an options file, and the one input of the
+// runs a run starts: a matrix's targets, a parallel run's workers, an
+// in-cluster run's pod; child.go) and its validation: every bad input is
+// refused, one line and exit 2, before anything starts.
 package runconfig
 
 import (
