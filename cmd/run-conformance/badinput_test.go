@@ -153,6 +153,17 @@ current-context: x
 	badFilterInFile := file("options-bad-filter.yaml", "labelFilter: \"(((\"\n")
 	badFocusInFile := file("options-bad-focus.yaml", "focus: [\"(\"]\n")
 	inClusterEmbedded := file("options-in-cluster-embedded.yaml", "inCluster: true\n")
+	// The pod's role, in options files a user wrote: refused.
+	pods := 0
+	podFile := func(options string) string {
+		pods++
+		return file(fmt.Sprintf("options-pod-%d.yaml", pods), options+"child: {pod: {runID: abc}}\n")
+	}
+	podKubeconfig := func(role string) string {
+		pods++
+		return file(fmt.Sprintf("options-pod-%d.yaml", pods), "provider: kubeconfig\nkubeconfig: "+unreachable+"\nchild: {pod: "+role+"}\n")
+	}
+	const validPod = `{runID: abc, webhookListen: ":8443", webhookAdvertise: "10.0.0.1:443", publishResults: admission-conformance-run-abc}`
 	matrixUnknownField := file("matrix-unknown-field.yaml", "targetz: []\n")
 	matrixRunProvider := file("matrix-run-provider.yaml", "run: {provider: kind}\ntargets: [{name: a, kind: {topology: single}}]\n")
 	matrixRunBadSuite := file("matrix-run-bad-suite.yaml", "run: {suites: [nope]}\ntargets: [{name: a, kind: {topology: single}}]\n")
@@ -263,13 +274,18 @@ current-context: x
 		{"in-cluster kind image without tag", []string{"run", "--provider", "kind", "--in-cluster", "--image", "example.test/h"}, `--image "example.test/h" needs a tag`},
 		{"in-cluster kind archive missing", []string{"run", "--provider", "kind", "--in-cluster", "--image-archive", missing}, "--image-archive " + missing},
 		{"in-cluster kind archive is a dir", []string{"run", "--provider", "kind", "--in-cluster", "--image-archive", emptyDir}, "--image-archive " + emptyDir},
-		{"pod flags with embedded", []string{"run", "--run-id", "abc"}, "in-cluster pod's own"},
-		{"pod flags with in-cluster", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--in-cluster", "--image", "x:1", "--run-id", "abc"}, "in-cluster pod's own"},
-		{"pod run ID", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--run-id", "UPPER"}, `"UPPER"`},
-		{"pod listen without advertise", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-listen", ":8443"}, "go together"},
-		{"pod advertise not an IP", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-listen", ":8443", "--webhook-advertise", "webhooks:443"}, `--webhook-advertise "webhooks:443"`},
-		{"pod webhook name", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--webhook-listen", ":8443", "--webhook-advertise", "10.0.0.1:443", "--webhook-name", "Not_A_Name"}, `--webhook-name "Not_A_Name"`},
-		{"pod publish without run ID", []string{"run", "--provider", "kubeconfig", "--kubeconfig", unreachable, "--publish-results", "ns"}, "--publish-results"},
+		{"pod role with embedded", []string{"run", "--options", podFile("")}, "in-cluster pod's own"},
+		{"pod role with in-cluster", []string{"run", "--options", podFile("provider: kubeconfig\nkubeconfig: " + unreachable + "\ninCluster: true\nimage: x:1\n")}, "in-cluster pod's own"},
+		{"pod run ID", []string{"run", "--options", podKubeconfig(`{runID: UPPER, webhookListen: ":8443", webhookAdvertise: "10.0.0.1:443", publishResults: ns}`)}, `"UPPER"`},
+		{"pod listen without advertise", []string{"run", "--options", podKubeconfig(`{runID: abc, webhookListen: ":8443", publishResults: ns}`)}, "go together"},
+		{"pod advertise not an IP", []string{"run", "--options", podKubeconfig(`{runID: abc, webhookListen: ":8443", webhookAdvertise: "webhooks:443", publishResults: ns}`)}, `webhookAdvertise "webhooks:443"`},
+		{"pod webhook name", []string{"run", "--options", podKubeconfig(`{runID: abc, webhookListen: ":8443", webhookAdvertise: "10.0.0.1:443", webhookNames: [Not_A_Name], publishResults: ns}`)}, `"Not_A_Name"`},
+		{"pod publish not a namespace", []string{"run", "--options", podKubeconfig(`{runID: abc, webhookListen: ":8443", webhookAdvertise: "10.0.0.1:443", publishResults: Not_A_Namespace}`)}, "publishResults"},
+		{"pod role outside the pod", []string{"run", "--options", podKubeconfig(validPod)}, "in-cluster pod's own, which runs in namespace admission-conformance-run-abc"},
+		{"pod role with flags", []string{"run", "--options", podKubeconfig(validPod), "--suite", "ordering"}, "give no flag with it"},
+		{"worker role", []string{"run", "--options", file("options-worker.yaml", "child: {worker: {parentPID: 1, attach: /nonexistent/attach.json}}\n")}, "worker's own"},
+		{"worker role without attach", []string{"run", "--options", file("options-worker-no-attach.yaml", "child: {worker: {parentPID: 1}}\n")}, "child.worker needs attach"},
+		{"two roles", []string{"run", "--options", file("options-two-roles.yaml", "child: {worker: {attach: a}, pod: {runID: abc}}\n")}, "give one of worker and pod"},
 		{"kind image not a reference", []string{"run", "--provider", "kind", "--kind-image", "kindest/node:v1..x:y"}, `--kind-image "kindest/node:v1..x:y"`},
 		{"kind topology unknown", []string{"run", "--provider", "kind", "--kind-topology", "star"}, `"star"`},
 		{"kind cluster name", []string{"run", "--provider", "kind", "--kind-cluster", "Bad_Name"}, `--kind-cluster "Bad_Name"`},

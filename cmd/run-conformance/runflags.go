@@ -10,7 +10,6 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
@@ -67,8 +66,11 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 
 // load applies the options file (if any) under the flags that were given:
 // it decodes the file over the defaults, then sets again every flag the user
-// typed.
+// typed. A child's file (a worker's, the in-cluster pod's) comes alone from
+// its parent (runconfig.CheckFromParent).
 func (o *runOptions) load(fs *pflag.FlagSet) error {
+	otherFlags := false
+	fs.Visit(func(f *pflag.Flag) { otherFlags = otherFlags || f.Name != "options" })
 	if o.optionsFile != "" {
 		fromFile, err := runconfig.ReadFile(o.optionsFile)
 		if err != nil {
@@ -109,16 +111,17 @@ func (o *runOptions) load(fs *pflag.FlagSet) error {
 			return exitcode.Usagef("%v", err)
 		}
 	}
-	return o.Validate()
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return o.CheckFromParent(otherFlags)
 }
 
-// addParallelFlags binds --parallel and the workers' hidden --attach.
+// addParallelFlags binds --parallel.
 func (o *runOptions) addParallelFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Parallel, "parallel", o.Parallel, fmt.Sprintf("how many specs run at once against the one cluster, each in a worker process; "+
 		"1 runs them one after another in this process; 0 (default) picks %d for this machine (%d CPUs: %s). "+
 		"Specs whose isolation says so (see 'list') run beside no spec sharing their state, or alone", runconfig.DefaultWorkers(), runtime.NumCPU(), runconfig.WorkersRule))
-	fs.StringVar(&o.Attach, "attach", o.Attach, "run as a worker of a parallel run against the cluster this attach file describes")
-	_ = fs.MarkHidden("attach")
 }
 
 // repeatCount is --repeat: a whole number, whose error says what to give.
@@ -144,8 +147,8 @@ func (o *runOptions) addRepeatFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.RepeatOnlyMeasured, "repeat-only-measured", o.RepeatOnlyMeasured, "with --repeat, repeat only the cases that recorded a measurement in their first run (the others run once)")
 }
 
-// addInClusterFlags binds the in-cluster client's flags and its pod's
-// hidden ones (the client writes them: internal/engine/incluster).
+// addInClusterFlags binds the in-cluster client's flags (its pod's role is
+// in the options file the client writes: internal/engine/incluster).
 func (o *runOptions) addInClusterFlags(fs *pflag.FlagSet) {
 	ic := &o.InClusterOptions
 	fs.BoolVar(&ic.InCluster, "in-cluster", ic.InCluster, "run the harness in the cluster (provider kubeconfig or kind): a Job of the harness image serving the fake webhooks behind a Service; "+
@@ -153,14 +156,6 @@ func (o *runOptions) addInClusterFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&ic.Image, "image", ic.Image, "the harness image the cluster pulls for --in-cluster (write it with 'run-conformance image'); "+
 		"with --provider kind, default "+defaultImage()+", loaded into the nodes")
 	fs.StringVar(&ic.ImageArchive, "image-archive", ic.ImageArchive, "with --in-cluster --provider kind: load this image archive into the nodes (default: one of this binary, written for the run); it must hold --image")
-	fs.StringVar(&ic.RunID, incluster.FlagRunID, ic.RunID, "the run ID (in-cluster pod)")
-	fs.StringVar(&ic.WebhookListen, incluster.FlagWebhookListen, ic.WebhookListen, "where the fake webhooks listen (in-cluster pod)")
-	fs.StringVar(&ic.WebhookAdvertise, incluster.FlagWebhookAdvertise, ic.WebhookAdvertise, "IP:PORT the apiservers call the fake webhooks at (in-cluster pod)")
-	fs.StringArrayVar(&ic.WebhookNames, incluster.FlagWebhookName, ic.WebhookNames, "a DNS name the webhook certificate carries, repeatable (in-cluster pod)")
-	fs.StringVar(&ic.PublishResults, incluster.FlagPublishResults, ic.PublishResults, "namespace to publish the report dir to at the end (in-cluster pod)")
-	for _, f := range []string{incluster.FlagRunID, incluster.FlagWebhookListen, incluster.FlagWebhookAdvertise, incluster.FlagWebhookName, incluster.FlagPublishResults} {
-		_ = fs.MarkHidden(f)
-	}
 }
 
 // addKindFlags binds the kind provider's flags to k.

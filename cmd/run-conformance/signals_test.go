@@ -33,6 +33,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/framework/lateness"
 	"github.com/admission-conformance/admission-conformance/framework/logs"
+	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 )
@@ -360,8 +361,10 @@ func (r *liveRun) nodeProcesses() []int {
 func (r *liveRun) workerProcesses() []int {
 	var out []int
 	for _, pid := range r.processes() {
+		// `run --options FILE`, its file in the parallel run's work dir.
 		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if slices.Contains(strings.Split(string(cmdline), "\x00"), "--attach") {
+		args := strings.Split(string(cmdline), "\x00")
+		if i := slices.Index(args, "--options"); i >= 0 && i+1 < len(args) && strings.Contains(args[i+1], rundir.ParallelPrefix) {
 			out = append(out, pid)
 		}
 	}

@@ -24,8 +24,8 @@ import (
 const Poll = 500 * time.Millisecond
 
 // Create creates the run's objects: namespace, service account, cluster
-// role and binding, Service, then the Job (its pod's command line carries
-// the Service's ClusterIP). On error it deletes what it created (sweep is
+// role and binding, Service, the ConfigMap of the pod's options file (it
+// carries the Service's ClusterIP), then the Job. On error it deletes what it created (sweep is
 // not needed: no pod ran) and says which object failed.
 func Create(ctx context.Context, client kubernetes.Interface, r *Run, logger logr.Logger) (err error) {
 	created := false
@@ -58,11 +58,18 @@ func Create(ctx context.Context, client kubernetes.Interface, r *Run, logger log
 	if ip == "" || ip == corev1.ClusterIPNone {
 		return fmt.Errorf("service %s/%s got no cluster IP", ns, ServiceName)
 	}
-	if _, err := client.BatchV1().Jobs(ns).Create(ctx, r.Job(ip), metav1.CreateOptions{}); err != nil {
+	options, err := r.Options(ip)
+	if err != nil {
+		return fmt.Errorf("the pod's options file: %w", err)
+	}
+	if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, options, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create config map %s/%s: %w", ns, OptionsName, err)
+	}
+	if _, err := client.BatchV1().Jobs(ns).Create(ctx, r.Job(), metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create job %s/%s: %w", ns, JobName, err)
 	}
 	logger.Info("in-cluster: created", "namespace", ns, "objects", "service account "+ServiceAccountName+", cluster role and binding "+ns+
-		", service "+ServiceName+" ("+ip+"), job "+JobName, "image", r.Image)
+		", service "+ServiceName+" ("+ip+"), config map "+OptionsName+", job "+JobName, "image", r.Image)
 	return nil
 }
 

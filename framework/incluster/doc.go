@@ -6,7 +6,8 @@
 //
 // It makes the objects (objects.go: Namespace with restricted Pod Security
 // labels, ServiceAccount, a ClusterRole and binding holding exactly the
-// permissions the kubeconfig provider's preflight checks, Service, Job),
+// permissions the kubeconfig provider's preflight checks, Service, the
+// ConfigMap of the pod's options file, its one input, and the Job),
 // creates, follows and deletes them (deploy.go), and carries the report dir
 // from the pod back to the user (results.go: the pod stores it, gzipped, in
 // ConfigMaps of its namespace when it ends; they outlive the pod, so a run

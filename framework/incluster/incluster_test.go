@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -26,9 +28,12 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/runobjects"
 )
 
+// roleAsJSON stands in for the CLI's options file: the pod's role as JSON.
+func roleAsJSON(role PodRole) ([]byte, error) { return json.Marshal(role) }
+
 func newRun(t *testing.T, opts ...Option) *Run {
 	t.Helper()
-	r, err := New("1a2b3c4d", "registry.example/run-conformance:v1", opts...)
+	r, err := New("1a2b3c4d", "registry.example/run-conformance:v1", append([]Option{WithOptions(roleAsJSON)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +58,7 @@ func restricted(t *testing.T, meta *metav1.ObjectMeta, spec *corev1.PodSpec) []s
 }
 
 func TestJobPodIsRestricted(t *testing.T) {
-	job := newRun(t).Job("10.96.0.10")
+	job := newRun(t).Job()
 	tmpl := job.Spec.Template
 	if denied := restricted(t, &tmpl.ObjectMeta, &tmpl.Spec); len(denied) > 0 {
 		t.Fatalf("the run's pod violates the restricted level: %v", denied)
@@ -205,7 +210,11 @@ func TestBindingServiceAndLabels(t *testing.T) {
 		t.Errorf("binding %+v", b)
 	}
 	svc := r.Service()
-	pod := r.Job("10.0.0.1").Spec.Template
+	options, err := r.Options("10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := r.Job().Spec.Template
 	for k, v := range svc.Spec.Selector {
 		if pod.Labels[k] != v {
 			t.Errorf("the Service selects %s=%s, the pod has %q", k, v, pod.Labels[k])
@@ -214,7 +223,7 @@ func TestBindingServiceAndLabels(t *testing.T) {
 	if p := svc.Spec.Ports[0]; p.Port != 443 || p.TargetPort.IntValue() != WebhookPort {
 		t.Errorf("service port %+v", p)
 	}
-	for _, obj := range []metav1.Object{r.Namespace(), r.ServiceAccount(), r.ClusterRole(), b, svc, r.Job("10.0.0.1")} {
+	for _, obj := range []metav1.Object{r.Namespace(), r.ServiceAccount(), r.ClusterRole(), b, svc, options, r.Job()} {
 		if obj.GetLabels()[RunLabel] != r.ID {
 			t.Errorf("%s lacks %s=%s", obj.GetName(), RunLabel, r.ID)
 		}
@@ -222,36 +231,61 @@ func TestBindingServiceAndLabels(t *testing.T) {
 			t.Errorf("%s carries the harness's run label: the pod's own sweep would delete it", obj.GetName())
 		}
 	}
-	for _, obj := range []metav1.Object{r.ServiceAccount(), svc, r.Job("10.0.0.1")} {
+	for _, obj := range []metav1.Object{r.ServiceAccount(), svc, options, r.Job()} {
 		if obj.GetNamespace() != r.NamespaceName() {
 			t.Errorf("%s in namespace %q", obj.GetName(), obj.GetNamespace())
 		}
 	}
 }
 
-func TestPodArgs(t *testing.T) {
-	r := newRun(t, WithRunArgs("--suite", "ordering", "--focus", "Mutating"))
-	args := r.PodArgs("10.96.0.10")
-	line := strings.Join(args, " ")
-	for _, want := range []string{
-		"run --provider kubeconfig --report-dir /reports",
-		"--run-id 1a2b3c4d",
-		"--webhook-listen :8443 --webhook-advertise 10.96.0.10:443",
-		"--webhook-name webhooks.admission-conformance-run-1a2b3c4d.svc ",
-		"--publish-results admission-conformance-run-1a2b3c4d",
-	} {
-		if !strings.Contains(line, want) {
-			t.Errorf("pod args lack %q:\n%s", want, line)
-		}
+// optionsRole is the role the pod's options file (roleAsJSON) carries.
+func optionsRole(t *testing.T, cm *corev1.ConfigMap) PodRole {
+	t.Helper()
+	var role PodRole
+	if err := json.Unmarshal([]byte(cm.Data[OptionsKey]), &role); err != nil {
+		t.Fatalf("options file %q: %v", cm.Data[OptionsKey], err)
 	}
-	if !strings.HasSuffix(line, "--suite ordering --focus Mutating") {
-		t.Errorf("forwarded args not last: %s", line)
+	return role
+}
+
+// TestPodRunsItsOptionsFile: the pod's one input is its options file,
+// holding its role, mounted read-only from the run's ConfigMap.
+func TestPodRunsItsOptionsFile(t *testing.T) {
+	r := newRun(t)
+	if args := strings.Join(r.PodArgs(), " "); args != "run --options "+OptionsPath {
+		t.Errorf("pod args %q", args)
 	}
-	if got := strings.Join(r.PodArgs("fd00::10"), " "); !strings.Contains(got, "--webhook-advertise [fd00::10]:443") {
+	cm, err := r.Options("10.96.0.10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := optionsRole(t, cm)
+	want := PodRole{RunID: "1a2b3c4d", ReportDir: ReportDir, WebhookListen: ":8443", WebhookAdvertise: "10.96.0.10:443",
+		WebhookNames: r.WebhookNames(), PublishResults: "admission-conformance-run-1a2b3c4d"}
+	if !reflect.DeepEqual(role, want) {
+		t.Errorf("role %+v, want %+v", role, want)
+	}
+	if !slices.Contains(role.WebhookNames, "webhooks.admission-conformance-run-1a2b3c4d.svc") {
+		t.Errorf("webhook names %v", role.WebhookNames)
+	}
+	if got := r.PodRole("fd00::10").WebhookAdvertise; got != "[fd00::10]:443" {
 		t.Errorf("IPv6 service: %s", got)
 	}
-	if slices.Contains(args, "--kubeconfig") {
-		t.Error("the pod must use its in-cluster credentials")
+	spec := r.Job().Spec.Template.Spec
+	mounted := false
+	for _, m := range spec.Containers[0].VolumeMounts {
+		for _, v := range spec.Volumes {
+			if v.Name == m.Name && v.ConfigMap != nil && v.ConfigMap.Name == cm.Name {
+				mounted = m.MountPath+"/"+OptionsKey == OptionsPath && m.ReadOnly
+			}
+		}
+	}
+	if !mounted {
+		t.Errorf("the options ConfigMap is not mounted read-only at %s: %+v %+v", OptionsDir, spec.Volumes, spec.Containers[0].VolumeMounts)
+	}
+	failing := newRun(t, WithOptions(func(PodRole) ([]byte, error) { return nil, errors.New("no") }))
+	if _, err := failing.Options("10.0.0.1"); err == nil {
+		t.Error("an options file that cannot be written is not an error")
 	}
 }
 
@@ -264,8 +298,11 @@ func TestNewRejectsBadInput(t *testing.T) {
 	if _, err := New("abc", ""); err == nil {
 		t.Error("no image accepted")
 	}
-	if _, err := New("abc", "x:1", WithDeadline(0)); err == nil {
+	if _, err := New("abc", "x:1", WithOptions(roleAsJSON), WithDeadline(0)); err == nil {
 		t.Error("zero deadline accepted")
+	}
+	if _, err := New("abc", "x:1"); err == nil {
+		t.Error("a run without its pod's options accepted")
 	}
 }
 
@@ -398,8 +435,15 @@ func TestCreateListAndDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(line, "--webhook-advertise 10.96.7.7:443") {
-		t.Errorf("the pod does not advertise the Service's IP: %s", line)
+	if line := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "); line != "run --options "+OptionsPath {
+		t.Errorf("the pod's command line: %s", line)
+	}
+	options, err := client.CoreV1().ConfigMaps(r.NamespaceName()).Get(ctx, OptionsName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if role := optionsRole(t, options); role.WebhookAdvertise != "10.96.7.7:443" {
+		t.Errorf("the pod does not advertise the Service's IP: %+v", role)
 	}
 	runs, err := List(ctx, client, "")
 	if err != nil || len(runs) != 1 {
@@ -458,6 +502,15 @@ func TestCreateRollsBackOnFailure(t *testing.T) {
 	}
 	if runs, _ := List(ctx, client, ""); len(runs) != 0 {
 		t.Errorf("left after a failed create: %+v", runs)
+	}
+	client = fake.NewClientset() // the fake deletes no namespace's objects with it
+	serviceIPs(client)
+	noOptions := newRun(t, WithOptions(func(PodRole) ([]byte, error) { return nil, errors.New("cannot encode") }))
+	if err := Create(ctx, client, noOptions, logr.Discard()); err == nil || !strings.Contains(err.Error(), "options file: cannot encode") {
+		t.Fatalf("error %v", err)
+	}
+	if runs, _ := List(ctx, client, ""); len(runs) != 0 {
+		t.Errorf("left after a failed options file: %+v", runs)
 	}
 }
 

@@ -36,21 +36,17 @@ const (
 	// root filesystem is read-only).
 	ReportDir = "/reports"
 	TmpDir    = "/tmp"
+	// OptionsName is the ConfigMap holding the pod's options file, under
+	// OptionsKey; the pod reads it at OptionsPath (its volume).
+	OptionsName = "run-options"
+	OptionsKey  = "options.yaml"
+	OptionsDir  = "/etc/run-conformance"
+	OptionsPath = OptionsDir + "/" + OptionsKey
 	// UID is the user the pod runs as (the image's, 65532: nonroot).
 	UID = 65532
 	// appLabel selects the run's pod for its Service.
 	appLabel = "app.kubernetes.io/name"
 	appName  = "run-conformance"
-)
-
-// The hidden `run` flags the pod's command line uses (the CLI defines
-// them).
-const (
-	FlagRunID            = "run-id"
-	FlagWebhookListen    = "webhook-listen"
-	FlagWebhookAdvertise = "webhook-advertise"
-	FlagWebhookName      = "webhook-name"
-	FlagPublishResults   = "publish-results"
 )
 
 // Defaults.
@@ -73,10 +69,12 @@ type optionFunc func(*Run)
 
 func (f optionFunc) apply(r *Run) { f(r) }
 
-// WithRunArgs adds flags to the pod's `run` command line: the user's
-// selection, bounds, features and so on (the CLI forwards its own).
-func WithRunArgs(args ...string) Option {
-	return optionFunc(func(r *Run) { r.runArgs = append(r.runArgs, args...) })
+// WithOptions gives the pod's options file (required): options turns the
+// pod's role into the file's content, which also carries the user's
+// selection, bounds, features and so on (the CLI writes its run
+// configuration).
+func WithOptions(options func(PodRole) ([]byte, error)) Option {
+	return optionFunc(func(r *Run) { r.options = options })
 }
 
 // WithDeadline replaces DefaultDeadline.
@@ -99,7 +97,7 @@ func WithEnv(env ...corev1.EnvVar) Option {
 // Run is one in-cluster run: its ID, image and the objects that make it.
 type Run struct {
 	ID, Image string
-	runArgs   []string
+	options   func(PodRole) ([]byte, error)
 	deadline  time.Duration
 	grace     time.Duration
 	pull      corev1.PullPolicy
@@ -121,6 +119,9 @@ func New(id, image string, opts ...Option) (*Run, error) {
 	}
 	if r.deadline <= 0 || r.grace <= 0 {
 		return nil, fmt.Errorf("deadline and grace period must be positive")
+	}
+	if r.options == nil {
+		return nil, fmt.Errorf("no options for the run's pod (WithOptions)")
 	}
 	return r, nil
 }
@@ -206,32 +207,49 @@ func (r *Run) WebhookNames() []string {
 	return []string{ServiceName + "." + ns + ".svc", ServiceName + "." + ns + ".svc.cluster.local", ServiceName + "." + ns}
 }
 
-// PodArgs is the pod's command line: a kubeconfig-provider run with the
-// pod's in-cluster credentials, its webhooks served at the Service
-// (serviceIP, the Service's ClusterIP: apiservers resolve no cluster DNS
-// names, so webhook URLs carry the IP; the certificate carries both), the
-// client's run ID, and the report dir published to the run's namespace at
-// the end.
-func (r *Run) PodArgs(serviceIP string) []string {
-	args := []string{"run", "--provider", "kubeconfig", "--report-dir", ReportDir,
-		"--" + FlagRunID, r.ID,
-		"--" + FlagWebhookListen, ":" + strconv.Itoa(WebhookPort),
-		"--" + FlagWebhookAdvertise, net.JoinHostPort(serviceIP, "443"),
-	}
-	for _, n := range r.WebhookNames() {
-		args = append(args, "--"+FlagWebhookName, n)
-	}
-	args = append(args, "--"+FlagPublishResults, r.NamespaceName())
-	return append(args, r.runArgs...)
+// PodRole is what makes the pod's run the in-cluster run's pod: a
+// kubeconfig-provider run with the pod's in-cluster credentials, its report
+// dir, its webhooks served at the Service (ServiceIP, the Service's
+// ClusterIP: apiservers resolve no cluster DNS names, so webhook URLs
+// carry the IP; the certificate carries the names too), the run's ID, and
+// the namespace it publishes its report dir to at the end.
+type PodRole struct {
+	RunID            string
+	ReportDir        string
+	WebhookListen    string
+	WebhookAdvertise string
+	WebhookNames     []string
+	PublishResults   string
 }
+
+// PodRole is the pod's role, once the Service has serviceIP.
+func (r *Run) PodRole(serviceIP string) PodRole {
+	return PodRole{RunID: r.ID, ReportDir: ReportDir, WebhookListen: ":" + strconv.Itoa(WebhookPort),
+		WebhookAdvertise: net.JoinHostPort(serviceIP, "443"), WebhookNames: r.WebhookNames(), PublishResults: r.NamespaceName()}
+}
+
+// Options is the ConfigMap holding the pod's options file (WithOptions),
+// once the Service has serviceIP. It goes with the run's namespace.
+func (r *Run) Options(serviceIP string) (*corev1.ConfigMap, error) {
+	data, err := r.options(r.PodRole(serviceIP))
+	if err != nil {
+		return nil, err
+	}
+	return &corev1.ConfigMap{ObjectMeta: r.meta(OptionsName, true), Data: map[string]string{OptionsKey: string(data)}}, nil
+}
+
+// PodArgs is the pod's command line: a run of the options file the client
+// wrote (Options), its one input.
+func (r *Run) PodArgs() []string { return []string{"run", "--options", OptionsPath} }
 
 // Job runs the harness once (no retries), as the ServiceAccount, in a pod
 // the restricted Pod Security level admits: non-root, no privilege
 // escalation, every capability dropped, the runtime's default seccomp
 // profile, a read-only root filesystem with emptyDirs for the reports and
-// TMPDIR. The finished Job and its pod stay until the client (or
-// `results`, or `cleanup`) deletes the run.
-func (r *Run) Job(serviceIP string) *batchv1.Job {
+// TMPDIR, and the options file read-only from its ConfigMap (Options). The
+// finished Job and its pod stay until the client (or `results`, or
+// `cleanup`) deletes the run.
+func (r *Run) Job() *batchv1.Job {
 	empty := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 	env := append([]corev1.EnvVar{{Name: "TMPDIR", Value: TmpDir}, {Name: "HOME", Value: TmpDir}}, r.env...)
 	return &batchv1.Job{
@@ -258,12 +276,13 @@ func (r *Run) Job(serviceIP string) *batchv1.Job {
 						Name:            ContainerName,
 						Image:           r.Image,
 						ImagePullPolicy: r.pull,
-						Args:            r.PodArgs(serviceIP),
+						Args:            r.PodArgs(),
 						Env:             env,
 						Ports:           []corev1.ContainerPort{{Name: "webhooks", ContainerPort: WebhookPort}},
 						VolumeMounts: []corev1.VolumeMount{
 							{Name: "reports", MountPath: ReportDir},
 							{Name: "tmp", MountPath: TmpDir},
+							{Name: "options", MountPath: OptionsDir, ReadOnly: true},
 						},
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("250m"),
@@ -277,7 +296,9 @@ func (r *Run) Job(serviceIP string) *batchv1.Job {
 							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 						},
 					}},
-					Volumes: []corev1.Volume{{Name: "reports", VolumeSource: empty}, {Name: "tmp", VolumeSource: empty}},
+					Volumes: []corev1.Volume{{Name: "reports", VolumeSource: empty}, {Name: "tmp", VolumeSource: empty},
+						{Name: "options", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: OptionsName}}}}},
 				},
 			},
 		},

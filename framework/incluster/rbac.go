@@ -33,7 +33,7 @@ func ClientAccess() []kubeconfig.Access {
 	add("batch", "jobs", "", true, "create", "get", "list", "patch", "delete")
 	add("", "pods", "", true, "get", "list", "delete")
 	add("", "pods", "log", true, "get")
-	add("", "configmaps", "", true, "get", "list")
+	add("", "configmaps", "", true, "create", "get", "list")
 	add("", "events", "", true, "list")
 	return out
 }

@@ -28,12 +28,10 @@ type Unit struct {
 	NeedsNodes bool
 	// NodeSlot is the node a unit holding spec.NodesState was given by
 	// Schedule, when the run has several alike (0 otherwise): its cases use
-	// the NodeSlot-th node with the capability they need (NodeSlotEnv).
+	// the NodeSlot-th node with the capability they need (the worker's
+	// options file carries it to harness.Env.NodeSlot).
 	NodeSlot int
 }
-
-// NodeSlotEnv passes a worker its unit's NodeSlot.
-const NodeSlotEnv = "ADMISSION_CONFORMANCE_NODE_SLOT"
 
 // Serial reports whether the unit runs alone.
 func (u Unit) Serial() bool { return u.Spec.Isolation.Serial }

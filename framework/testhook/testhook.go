@@ -21,7 +21,7 @@ package testhook
 import (
 	"context"
 	"os"
-	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -95,14 +95,17 @@ func PauseContext(ctx context.Context, point string) {
 	}
 }
 
-// Faults a test injects into what the harness itself serves, to see how a
-// run reports a misbehaving implementation. FaultEnv names the fault;
-// RepetitionEnv is set by a run with --repeat in the environment of each
-// worker process it starts: the repetition (1-based) that worker runs.
-const (
-	FaultEnv      = "ADMISSION_CONFORMANCE_INJECT_FAULT"
-	RepetitionEnv = "ADMISSION_CONFORMANCE_REPETITION"
-)
+// FaultEnv names a fault a test injects into what the harness itself
+// serves, to see how a run reports a misbehaving implementation.
+const FaultEnv = "ADMISSION_CONFORMANCE_INJECT_FAULT"
+
+// repetition is the repetition of a run with --repeat this process runs
+// (1-based; 0: not repeated), which a fault may depend on.
+var repetition atomic.Int64
+
+// SetRepetition says which repetition this process runs: a worker of a
+// run with --repeat reads it from its options file.
+func SetRepetition(rep int) { repetition.Store(int64(rep)) }
 
 // WebhookErrorsOnEvenRepetitions makes every fake webhook that should
 // allow or patch answer HTTP 500 instead during the even repetitions of a
@@ -119,8 +122,8 @@ func Fault(fault string) bool {
 		return false
 	}
 	if fault == WebhookErrorsOnEvenRepetitions {
-		rep, err := strconv.Atoi(os.Getenv(RepetitionEnv))
-		return err == nil && rep%2 == 0
+		rep := repetition.Load()
+		return rep > 0 && rep%2 == 0
 	}
 	return true
 }

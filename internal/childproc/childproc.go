@@ -5,9 +5,9 @@
 //   - roles of this binary: hollow kubelets (one process each, since a
 //     kubelet can neither share a process nor be stopped) and fake node
 //     admission plugins, which the parent stops itself (Stop);
-//   - subcommands of this binary (Spec.Args): a parallel run's workers
-//     (`run --attach FILE`) and a matrix's targets (`run --options FILE`),
-//     which end on their own and get the parent's signals passed on once
+//   - subcommands of this binary (Spec.Args): a parallel run's workers and
+//     a matrix's targets (`run --options FILE`, the file their parent
+//     wrote), which end on their own and get the parent's signals passed on once
 //     (Group).
 //
 // A role is started with two environment variables:

@@ -15,7 +15,7 @@ type Spec struct {
 	Name string
 	// Role is a role of this binary (RunIfChild runs it), with Config the
 	// path of its configuration file; or else Args are the arguments of
-	// this binary, a subcommand (`run --attach FILE`).
+	// this binary, a subcommand (`run --options FILE`).
 	Role, Config string
 	Args         []string
 	// Env is added to the child's environment.

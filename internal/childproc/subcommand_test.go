@@ -13,7 +13,7 @@ import (
 )
 
 // subcommandEnv makes the test binary play a subcommand (its first
-// argument), as `run --attach FILE` is one of run-conformance.
+// argument), as `run --options FILE` is one of run-conformance.
 const subcommandEnv = "CHILDPROC_TEST_SUBCOMMAND"
 
 func subcommand(name string) int {

@@ -28,7 +28,7 @@ import (
 // tear-down, then writes the signed bundle to bundle (default: into the
 // report dir).
 func Certify(out io.Writer, o runconfig.Config, key ed25519.PrivateKey, bundle string) error {
-	if o.InCluster || o.Attach != "" {
+	if o.InCluster || o.Child != nil {
 		return exitcode.Usagef("certify runs from this machine: --in-cluster (and worker) runs cannot be certified")
 	}
 	if bundle == "" {

@@ -30,7 +30,8 @@ import (
 
 // A parallel run (--parallel N, N > 1) boots the cluster in this process as
 // a serial run does, then runs each selected spec in a worker process of
-// this binary (`run --attach FILE`, hidden), up to N at a time, each worker
+// this binary (`run --options FILE` of the file it writes for the worker,
+// workerconfig.go), up to N at a time, each worker
 // with its own fake webhook server (so its journal holds its cases' calls
 // only) and its own Ginkgo run. Specs that declare an isolation
 // (spec.Isolation) run beside nothing that shares their state, or alone.

@@ -3,13 +3,11 @@ package engine
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // --repeat N runs each selected case N times against the same cluster
@@ -135,17 +133,6 @@ func aggregateRuns(cases []string, runs [][]results.Spec, count int, onlyMeasure
 // (Ginkgo matches it against the suite's description and the name).
 func exactCase(name string) string {
 	return "^" + regexp.QuoteMeta(runner.SuiteDescription+" "+name) + "$"
-}
-
-// workerEnv is what u's worker's environment adds to this process's: the
-// node it holds (parallel.NodeSlotEnv) and the repetition it runs
-// (testhook.RepetitionEnv; 0: not repeated).
-func workerEnv(u parallel.Unit, rep int) []string {
-	env := []string{parallel.NodeSlotEnv + "=" + strconv.Itoa(u.NodeSlot)}
-	if rep == 0 {
-		return env
-	}
-	return append(env, testhook.RepetitionEnv+"="+strconv.Itoa(rep))
 }
 
 // flakyCount is the summary line's flaky count, when the run repeated.

@@ -43,7 +43,7 @@ import (
 )
 
 // Run is `run` once its configuration is loaded and valid: an in-cluster
-// run's client (--in-cluster), a parallel run's worker (--attach), or a
+// run's client (--in-cluster), a parallel run's worker (its worker role), or a
 // run in this process; an in-cluster run's pod publishes its reports at
 // the end.
 func Run(out, errOut io.Writer, o runconfig.Config) error {
@@ -51,7 +51,7 @@ func Run(out, errOut io.Writer, o runconfig.Config) error {
 		return incluster.Run(out, o, progressLogger(out))
 	}
 	err := runHere(out, o)
-	if o.PublishResults != "" {
+	if o.Pod() != nil {
 		incluster.Publish(errOut, o, err) // the in-cluster run's pod
 	}
 	return err
@@ -60,7 +60,7 @@ func Run(out, errOut io.Writer, o runconfig.Config) error {
 // runHere runs the specs from this process: it boots the cluster, runs the
 // specs (runSpecs), stops the cluster and writes the reports.
 func runHere(out io.Writer, o runconfig.Config) (err error) {
-	if o.Attach != "" {
+	if o.Worker() != nil {
 		return runAsWorker(out, o) // a worker of a parallel run (worker.go)
 	}
 	claimed, _ := features.Parse(o.SupportedFeatures)          // validated in load
@@ -175,7 +175,7 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	started := time.Now()
 	fmt.Fprintf(out, "starting %s cluster...\n", provider.Name())
 	env, err = harness.Boot(sig.Ctx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger,
-		ReferenceInitializers: o.Initializers(), RunID: o.RunID})
+		ReferenceInitializers: o.Initializers(), RunID: o.RunID()})
 	if s := sig.Received(); s != nil {
 		_ = closeEnv()
 		return exitcode.Usagef("interrupted by %s during cluster start-up: start-up stopped and its files removed", interrupt.SignalName(s))

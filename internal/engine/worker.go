@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -13,12 +12,15 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/runner"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
-// runAsWorker is `run --attach FILE`: a worker of a parallel run (parallel.go).
+// runAsWorker is a worker of a parallel run (parallel.go): `run --options
+// FILE` of the file its parent wrote (workerConfig), whose worker role it
+// has.
 // It runs its selection (one spec's cases) against the parent's cluster
 // with a fake webhook server of its own, prints progress and Ginkgo's
 // failure details as a serial run would, and writes results.json into
@@ -26,9 +28,10 @@ import (
 // sweeps the run's objects: its cases' cleanups remove what they made, and
 // the parent sweeps at the end.
 func runAsWorker(out io.Writer, o runconfig.Config) error {
-	a, err := parallel.ReadAttach(o.Attach)
+	role := o.Worker()
+	a, err := parallel.ReadAttach(role.Attach)
 	if err != nil {
-		return exitcode.Usagef("--attach: %v", err)
+		return exitcode.Usagef("worker: %v", err)
 	}
 	if err := os.MkdirAll(o.ReportDir, 0o700); err != nil {
 		return exitcode.Usagef("cannot create report dir: %v", err)
@@ -39,11 +42,8 @@ func runAsWorker(out io.Writer, o runconfig.Config) error {
 	if err != nil {
 		return exitcode.Usagef("worker: %v", err)
 	}
-	if slot := os.Getenv(parallel.NodeSlotEnv); slot != "" {
-		if env.NodeSlot, err = strconv.Atoi(slot); err != nil {
-			return exitcode.Usagef("worker: %s=%q: %v", parallel.NodeSlotEnv, slot, err)
-		}
-	}
+	env.NodeSlot = role.NodeSlot
+	testhook.SetRepetition(role.Repetition)
 	ready := time.Now()
 	res := runner.Run(&cliT{}, env, runner.Options{
 		Selection:    runner.Selection{LabelFilter: o.LabelFilter, Focus: o.Focus, Skip: o.Skip},

@@ -12,6 +12,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
 // runUnit runs one unit's worker and returns the cases it reported, and,
@@ -44,7 +45,6 @@ func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []re
 		return p.failedToStart(u, err.Error())
 	}
 	defer logFile.Close()
-	args := []string{"run", "--attach", p.attach, "--report-dir", dir, "--label-filter", "spec:" + u.Spec.ShortName}
 	focus := p.runOpts.Selection.Focus
 	if only != nil {
 		// Cases the first repetition ran, so the selection's focus
@@ -54,17 +54,15 @@ func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []re
 			focus = append(focus, exactCase(c))
 		}
 	}
-	for _, f := range focus {
-		args = append(args, "--focus", f)
-	}
-	for _, s := range p.runOpts.Selection.Skip {
-		args = append(args, "--skip", s)
+	options := filepath.Join(dir, "options.yaml")
+	if err := runconfig.WriteChild(options, p.workerConfig(u, rep, dir, focus)); err != nil {
+		return p.failedToStart(u, err.Error())
 	}
 	// Its own process group: a Ctrl-C on the terminal reaches this process
 	// only, which passes it on once (forward). The stdin pipe ends the
 	// worker should this process die; it writes output.log itself, so its
 	// cleanup's output is kept then too.
-	proc, err := p.workers.Start(childproc.Spec{Name: "worker " + u.Spec.ShortName, Args: args, Env: workerEnv(u, rep),
+	proc, err := p.workers.Start(childproc.Spec{Name: "worker " + u.Spec.ShortName, Args: []string{"run", "--options", options},
 		OwnGroup: true, EndWithParent: true, File: logFile})
 	if errors.Is(err, childproc.ErrSignalled) {
 		return nil, "", false // interrupted before it started: reported as not run

@@ -101,7 +101,7 @@ func WriteFile(t *testing.T, name string, data []byte) string {
 // target (every field), for `run --options`.
 func renderedOptions(t *testing.T, o runconfig.Config) []byte {
 	t.Helper()
-	data, err := yaml.Marshal(o)
+	data, err := runconfig.Encode(o) // as a parent writes its child's
 	if err != nil {
 		t.Fatalf("options do not render: %v\n%+v", err, o)
 	}

@@ -49,10 +49,10 @@ func (o *Config) hostLoad() ceilings.Load {
 }
 
 // checkCeilings refuses a count over this machine's ceiling. Workers
-// (--attach) and an in-cluster run's pod (which has the pod's limits, not
+// and an in-cluster run's pod (which has the pod's limits, not
 // this machine's) are not checked; nor is anything with --no-ceilings.
 func (o *Config) checkCeilings() error {
-	if o.NoCeilings || o.Attach != "" || o.RunID != "" {
+	if o.NoCeilings || o.Child != nil {
 		return nil
 	}
 	m := ceilings.Read()

@@ -1,7 +1,8 @@
 // Package runconfig is the one configuration of a run (what `run` and
-// `certify` take, from flags or an options file, and what a matrix writes
-// for each target's run) and its validation: every bad input is refused,
-// one line and exit 2, before anything starts.
+// `certify` take, from flags or an options file, and the one input of the
+// runs a run starts: a matrix's targets, a parallel run's workers, an
+// in-cluster run's pod; child.go) and its validation: every bad input is
+// refused, one line and exit 2, before anything starts.
 package runconfig
 
 import (
@@ -69,6 +70,10 @@ type Config struct {
 	// NoCeilings skips checking the counts against what this machine
 	// holds (ceilings.go).
 	NoCeilings bool `json:"noCeilings,omitempty"`
+	// Child, only in the options file a run writes for a run it starts
+	// (a parallel run's worker, an in-cluster run's pod), is that run's
+	// role (child.go).
+	Child *Child `json:"child,omitempty"`
 
 	// Flag-only (never in an options file).
 	NodeFault   string `json:"-"`
@@ -78,9 +83,6 @@ type Config struct {
 	// RerunFilter is the label filter --rerun-failed selects (Validate
 	// sets it); empty with RerunFailed set means nothing failed.
 	RerunFilter string `json:"-"`
-	// Attach makes this process a worker of a parallel run (the engine's
-	// worker.go).
-	Attach string `json:"-"`
 	// BeforeStop, when set, sees the cluster once the specs ran, before
 	// it stops (certify reads the cluster's fingerprint).
 	BeforeStop func(*harness.Env) `json:"-"`
@@ -150,6 +152,9 @@ func (o *Config) Validate() error {
 		return err
 	}
 	if err := o.validateInCluster(); err != nil {
+		return err
+	}
+	if err := o.validateChild(); err != nil { // child.go
 		return err
 	}
 	switch o.Provider {

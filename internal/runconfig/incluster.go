@@ -17,32 +17,19 @@ import (
 // In-cluster mode (--in-cluster): the client creates the run's objects in
 // the cluster, streams the pod's output, copies its report dir back and
 // deletes everything (internal/engine/incluster). The pod runs this same
-// binary with the hidden flags below.
+// binary with the options file the client writes for it (child.go: the
+// pod's role is its child section).
 
-// InClusterOptions are the in-cluster flags of `run`.
+// InClusterOptions are the in-cluster client's options of `run`.
 type InClusterOptions struct {
-	// The client's.
 	InCluster    bool   `json:"inCluster,omitempty"`
 	Image        string `json:"image,omitempty"`
 	ImageArchive string `json:"imageArchive,omitempty"`
-
-	// The pod's (hidden flags; the client writes them).
-	RunID            string   `json:"-"`
-	WebhookListen    string   `json:"-"`
-	WebhookAdvertise string   `json:"-"`
-	WebhookNames     []string `json:"-"`
-	PublishResults   string   `json:"-"`
 }
 
-// validateInCluster checks the in-cluster flags, the client's and the
-// pod's.
+// validateInCluster checks the in-cluster client's options.
 func (o *Config) validateInCluster() error {
 	ic := o.InClusterOptions
-	if ic.RunID != "" || ic.WebhookListen != "" || ic.WebhookAdvertise != "" || len(ic.WebhookNames) > 0 || ic.PublishResults != "" {
-		if err := o.ValidatePodFlags(); err != nil {
-			return err
-		}
-	}
 	if !ic.InCluster {
 		if ic.Image != "" || ic.ImageArchive != "" {
 			return exitcode.Usagef("--image and --image-archive go with --in-cluster")
@@ -81,43 +68,35 @@ func (o *Config) validateInCluster() error {
 	return nil
 }
 
-// ValidatePodFlags checks the hidden flags the in-cluster client writes
-// for its pod.
-func (o *Config) ValidatePodFlags() error {
-	ic := o.InClusterOptions
-	if ic.InCluster || o.Provider != kubeconfig.Name {
-		return exitcode.Usagef("--%s, --%s, --%s, --%s and --%s are the in-cluster pod's own: they go with --provider kubeconfig, without --in-cluster",
-			incluster.FlagRunID, incluster.FlagWebhookListen, incluster.FlagWebhookAdvertise, incluster.FlagWebhookName, incluster.FlagPublishResults)
+// validatePod checks the pod's role the in-cluster client writes.
+func (o *Config) validatePod() error {
+	p := o.Pod()
+	if o.InCluster || o.Provider != kubeconfig.Name {
+		return exitcode.Usagef("%s.pod is the in-cluster pod's own: it goes with provider kubeconfig, without inCluster", ChildSection)
 	}
-	if ic.RunID != "" {
-		if err := incluster.CheckRunID(ic.RunID); err != nil {
-			return exitcode.Usagef("--%s: %v", incluster.FlagRunID, err)
-		}
+	if err := incluster.CheckRunID(p.RunID); err != nil {
+		return exitcode.Usagef("%s.pod.runID: %v", ChildSection, err)
 	}
-	if (ic.WebhookListen == "") != (ic.WebhookAdvertise == "") || (len(ic.WebhookNames) > 0 && ic.WebhookListen == "") {
-		return exitcode.Usagef("--%s and --%s go together (and --%s with them)", incluster.FlagWebhookListen, incluster.FlagWebhookAdvertise, incluster.FlagWebhookName)
+	if p.WebhookListen == "" || p.WebhookAdvertise == "" {
+		return exitcode.Usagef("%s.pod: webhookListen and webhookAdvertise go together (where the pod's fake webhooks listen, and where the apiservers call them)", ChildSection)
 	}
-	if ic.WebhookListen != "" {
-		if o.WebhookHost != "" || o.PluginImage != "" {
-			return exitcode.Usagef("--%s is a third way to reach the fake webhooks: not with --webhook-host or --plugin-image", incluster.FlagWebhookListen)
-		}
-		if _, _, err := net.SplitHostPort(ic.WebhookListen); err != nil {
-			return exitcode.Usagef("--%s %q is not HOST:PORT", incluster.FlagWebhookListen, ic.WebhookListen)
-		}
-		host, port, err := net.SplitHostPort(ic.WebhookAdvertise)
-		if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 1 || p > 65535 || net.ParseIP(host) == nil {
-			return exitcode.Usagef("--%s %q is not IP:PORT", incluster.FlagWebhookAdvertise, ic.WebhookAdvertise)
-		}
+	if o.WebhookHost != "" || o.PluginImage != "" {
+		return exitcode.Usagef("%s.pod serves the fake webhooks itself: not with webhookHost or pluginImage", ChildSection)
 	}
-	for _, n := range ic.WebhookNames {
+	if _, _, err := net.SplitHostPort(p.WebhookListen); err != nil {
+		return exitcode.Usagef("%s.pod.webhookListen %q is not HOST:PORT", ChildSection, p.WebhookListen)
+	}
+	host, port, err := net.SplitHostPort(p.WebhookAdvertise)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 1 || n > 65535 || net.ParseIP(host) == nil {
+		return exitcode.Usagef("%s.pod.webhookAdvertise %q is not IP:PORT", ChildSection, p.WebhookAdvertise)
+	}
+	for _, n := range p.WebhookNames {
 		if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
-			return exitcode.Usagef("--%s %q is not a DNS name", incluster.FlagWebhookName, n)
+			return exitcode.Usagef("%s.pod.webhookNames: %q is not a DNS name", ChildSection, n)
 		}
 	}
-	if ic.PublishResults != "" {
-		if errs := validation.IsDNS1123Label(ic.PublishResults); len(errs) > 0 || ic.RunID == "" {
-			return exitcode.Usagef("--%s %q must be a namespace name, with --%s", incluster.FlagPublishResults, ic.PublishResults, incluster.FlagRunID)
-		}
+	if errs := validation.IsDNS1123Label(p.PublishResults); len(errs) > 0 {
+		return exitcode.Usagef("%s.pod.publishResults %q must be a namespace name", ChildSection, p.PublishResults)
 	}
 	return nil
 }
@@ -126,8 +105,9 @@ func (o *Config) ValidatePodFlags() error {
 // with the pod's in-cluster credentials (default loading rules, no
 // kubeconfig file) and its webhooks served behind its Service.
 func (o *Config) ServedWebhooks() []kubeconfig.Option {
-	if o.WebhookListen == "" {
+	p := o.Pod()
+	if p == nil {
 		return nil
 	}
-	return []kubeconfig.Option{kubeconfig.WithServedWebhooks(o.WebhookListen, o.WebhookAdvertise, o.WebhookNames...)}
+	return []kubeconfig.Option{kubeconfig.WithServedWebhooks(p.WebhookListen, p.WebhookAdvertise, p.WebhookNames...)}
 }

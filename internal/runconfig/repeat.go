@@ -18,7 +18,7 @@ func (o *Config) validateRepeat() error {
 	if o.Repeat < 1 {
 		return exitcode.Usagef("--repeat must be at least 1 (how many times each selected case runs; 1 runs each once), got %d", o.Repeat)
 	}
-	if o.Repeat > MaxRepeat && !o.NoCeilings && o.Attach == "" {
+	if o.Repeat > MaxRepeat && !o.NoCeilings && o.Worker() == nil {
 		return OverCeiling(fmt.Errorf("--repeat %d is over the ceiling of %d repetitions (the 95%% interval of a pass rate is within ±10%% at %d; each repetition takes as long as the run)",
 			o.Repeat, MaxRepeat, MaxRepeat))
 	}

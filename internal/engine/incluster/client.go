@@ -2,7 +2,8 @@
 // the client on the user's machine creates the run's objects in the
 // cluster (framework/incluster), streams the pod's output, copies its
 // report dir back and deletes everything; the pod runs this same binary
-// with hidden flags (PodRunArgs) and publishes its reports at the end
+// with the options file the client writes for it (PodOptions) and
+// publishes its reports at the end
 // (Publish). Fetch is the `results` command: a run whose client went away.
 package incluster
 
@@ -109,7 +110,7 @@ func Run(out io.Writer, o runconfig.Config, logger logr.Logger) error {
 	if c.client, err = kubernetes.NewForConfig(fast); err != nil {
 		return exitcode.Usagef("%v", err)
 	}
-	r, err := clusterrun.New(runID, image, clusterrun.WithRunArgs(PodRunArgs(o, claims)...), clusterrun.WithImagePullPolicy(pull),
+	r, err := clusterrun.New(runID, image, clusterrun.WithOptions(PodOptions(o, claims)), clusterrun.WithImagePullPolicy(pull),
 		clusterrun.WithGracePeriod(o.Bounds.Cleanup.Duration+clusterrun.DefaultGracePeriod))
 	if err != nil {
 		return exitcode.Usagef("%v", err)

@@ -2,18 +2,14 @@ package incluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
@@ -23,87 +19,37 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
-// PodRunArgs are the client's own choices, as flags of the pod's `run`:
-// selection (a --rerun-failed becomes the label filter it stands for),
-// claimed features (plus claims, what the cluster provider knows the
-// cluster does), bounds that differ from the defaults, parallelism,
-// implementation.
-func PodRunArgs(o runconfig.Config, claims []string) []string {
-	var a []string
-	for _, s := range o.Suites {
-		a = append(a, "--suite", s)
-	}
-	for _, p := range o.Profiles {
-		a = append(a, "--profile", p)
-	}
-	feats := append([]string(nil), o.SupportedFeatures...)
-	for _, c := range claims {
-		if !slices.Contains(feats, c) {
-			feats = append(feats, c)
+// podConfig is the pod's options file (framework/incluster.WithOptions):
+// the client's own choices (selection, a --rerun-failed as the label filter
+// it stands for; claimed features, plus claims, what the cluster provider
+// knows the cluster does; the nodes of kubelet admission; bounds;
+// parallelism; repetition; reference initializers; implementation;
+// no-ceilings) in the pod's role. The rest is the client's own (its
+// cluster, image, report dir, history) and takes the defaults.
+func podConfig(o runconfig.Config, claims []string, role clusterrun.PodRole) runconfig.Config {
+	c := runconfig.Default()
+	c.Provider, c.ReportDir = kubeconfig.Name, role.ReportDir
+	c.Suites, c.Profiles, c.Focus, c.Skip = o.Suites, o.Profiles, o.Focus, o.Skip
+	c.LabelFilter = runner.AndFilters(o.LabelFilter, o.RerunFilter)
+	c.SupportedFeatures = append([]string(nil), o.SupportedFeatures...)
+	for _, f := range claims {
+		if !slices.Contains(c.SupportedFeatures, f) {
+			c.SupportedFeatures = append(c.SupportedFeatures, f)
 		}
 	}
-	if len(feats) > 0 {
-		a = append(a, "--supported-features", strings.Join(feats, ","))
-	}
-	if f := runner.AndFilters(o.LabelFilter, o.RerunFilter); f != "" {
-		a = append(a, "--label-filter", f)
-	}
-	for _, f := range o.Focus {
-		a = append(a, "--focus", f)
-	}
-	for _, s := range o.Skip {
-		a = append(a, "--skip", s)
-	}
-	if len(o.NodeAdmissionNodes) > 0 {
-		a = append(a, "--node-admission-nodes", strings.Join(o.NodeAdmissionNodes, ","))
-	}
-	a = append(a, boundArgs(o.Bounds)...)
-	if o.Parallel != 0 {
-		a = append(a, "--parallel", strconv.Itoa(o.Parallel))
-	}
-	a = append(a, repeatArgs(o)...)
-	if !o.ReferenceInitializers {
-		a = append(a, "--reference-initializers=false")
-	}
-	impl := o.Implementation
-	for _, f := range []struct{ flag, value string }{{"organization", impl.Organization}, {"project", impl.Project}, {"url", impl.URL},
-		{"version", impl.Version}, {"contact", strings.Join(impl.Contact, ",")}} {
-		if f.value != "" {
-			a = append(a, "--implementation-"+f.flag, f.value)
-		}
-	}
-	return a
+	c.NodeAdmissionNodes = o.NodeAdmissionNodes
+	c.Bounds = o.Bounds
+	c.Parallel, c.Repeat, c.RepeatOnlyMeasured = o.Parallel, o.Repeat, o.RepeatOnlyMeasured
+	c.ReferenceInitializers, c.Implementation, c.NoCeilings = o.ReferenceInitializers, o.Implementation, o.NoCeilings
+	c.Child = &runconfig.Child{Pod: &runconfig.PodRole{RunID: role.RunID, WebhookListen: role.WebhookListen,
+		WebhookAdvertise: role.WebhookAdvertise, WebhookNames: role.WebhookNames, PublishResults: role.PublishResults}}
+	return c
 }
 
-// boundArgs are --bound flags for every bound that differs from its
-// default, in the order of bounds.Keys.
-func boundArgs(b bounds.Bounds) []string {
-	asMap := func(b bounds.Bounds) map[string]string {
-		data, _ := json.Marshal(b)
-		m := map[string]string{}
-		_ = json.Unmarshal(data, &m)
-		return m
-	}
-	got, def := asMap(b), asMap(bounds.Defaults())
-	var a []string
-	for _, k := range bounds.Keys() {
-		if got[k] != def[k] {
-			a = append(a, "--bound", k+"="+got[k])
-		}
-	}
-	return a
-}
-
-// repeatArgs passes --repeat on (to an in-cluster run's pod).
-func repeatArgs(o runconfig.Config) []string {
-	if o.Repeat <= 1 {
-		return nil
-	}
-	a := []string{"--repeat", strconv.Itoa(o.Repeat)}
-	if o.RepeatOnlyMeasured {
-		a = append(a, "--repeat-only-measured")
-	}
-	return a
+// PodOptions is the pod's options file, for its role
+// (framework/incluster.WithOptions).
+func PodOptions(o runconfig.Config, claims []string) func(clusterrun.PodRole) ([]byte, error) {
+	return func(role clusterrun.PodRole) ([]byte, error) { return runconfig.Encode(podConfig(o, claims, role)) }
 }
 
 // forwardedFeatures are the features a cluster provider declares that a
@@ -152,7 +98,7 @@ func Publish(errOut io.Writer, o runconfig.Config, runErr error) {
 		var client kubernetes.Interface
 		if client, err = kubernetes.NewForConfig(cfg); err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err = clusterrun.Publish(ctx, client, o.PublishResults, o.RunID, o.ReportDir, code, message)
+			err = clusterrun.Publish(ctx, client, o.Pod().PublishResults, o.RunID(), o.ReportDir, code, message)
 			cancel()
 		}
 	}
@@ -160,5 +106,5 @@ func Publish(errOut io.Writer, o runconfig.Config, runErr error) {
 		fmt.Fprintf(errOut, "run-conformance: cannot publish the reports: %v\n", exitcode.OneLine(err.Error()))
 		return
 	}
-	fmt.Fprintf(errOut, "published the reports to %s\n", o.PublishResults)
+	fmt.Fprintf(errOut, "published the reports to %s\n", o.Pod().PublishResults)
 }
