@@ -12,14 +12,13 @@ import (
 	"syscall"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/admission-conformance/admission-conformance/framework/report/compare"
 	matrixreport "github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
 // Run moves the previous run to previous/, runs the targets (at most
@@ -208,12 +207,8 @@ func (p *Plan) runTarget(out io.Writer, targets *childproc.Group, t plannedTarge
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return exitcode.Usage, err.Error(), true
 	}
-	data, err := yaml.Marshal(t.options)
-	if err != nil {
-		return exitcode.Usage, err.Error(), true
-	}
 	optionsFile := filepath.Join(dir, "options.yaml")
-	if err := os.WriteFile(optionsFile, data, 0o644); err != nil {
+	if err := runconfig.WriteChild(optionsFile, t.options); err != nil {
 		return exitcode.Usage, err.Error(), true
 	}
 	logFile, err := os.Create(filepath.Join(dir, "client.log"))
