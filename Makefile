@@ -9,7 +9,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: busy-runs build conformance conformance-versions test fuzz bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation matrix-scale
+.PHONY: busy-runs quiet-runs build conformance conformance-versions test fuzz bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation matrix-scale
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -35,11 +35,16 @@ conformance-versions:
 	$(GO) build -o _output/versions ./hack/versions
 	_output/versions --versions "$(KUBE_VERSIONS)" --workdir $(VERSIONS_DIR) --artifacts $(ARTIFACTS)/versions --harness-version $(VERSION) --run-flags "$$RUN_FLAGS"
 
-# Full runs beside a CPU hog on every core (stress-ng, installed if missing):
+# Full runs beside a CPU hog on every core (stress-ng, installed if missing),
+# or one after another without it (quiet-runs):
 # a line per run with its failed cases and the harness's wake-up lateness.
 BUSY_RUNS ?= 10
+QUIET_RUNS ?= 30
 busy-runs: build
 	hack/busy-runs.sh $(BUSY_RUNS) -- $(RUN_FLAGS)
+
+quiet-runs: build
+	hack/busy-runs.sh --quiet $(QUIET_RUNS) -- $(RUN_FLAGS)
 
 # The HTML report's browser check leaves its page and screenshot in
 # $(ARTIFACTS)/report-screenshot/ (skipped without chromium).
