@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
@@ -171,7 +172,7 @@ var _ = describe(releasesRequests, func(f *harness.Framework) {
 		rest.expectNothingLeft(ctx, f, "while-running")
 		// The pod leaves the API at once; the kubelet's watch brings it the
 		// deletion before the next pod.
-		expectDeleted(ctx, f, d.Pod, ptrTo[int64](0))
+		expectDeleted(ctx, f, d.Pod, ptr.To[int64](0))
 		expectAdmitted(ctx, f, rest.everything(f, "after-delete"))
 		rest.expectNothingLeft(ctx, f, "one-more")
 	})

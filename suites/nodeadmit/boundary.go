@@ -10,6 +10,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
@@ -178,7 +179,7 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 			pod.Spec.RuntimeClassName = &rc.Name
 			pod.Spec.Overhead = rc.Overhead.PodFixed.DeepCopy()
 			pod.Spec.InitContainers = []corev1.Container{
-				{Name: "sidecar", Image: nodedecision.Image, RestartPolicy: ptrTo(corev1.ContainerRestartPolicyAlways),
+				{Name: "sidecar", Image: nodedecision.Image, RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: nodedecision.Quantity(corev1.ResourceCPU, sidecar)}}},
 				{Name: "init", Image: nodedecision.Image,
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: nodedecision.Quantity(corev1.ResourceCPU, init)}}},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
@@ -54,7 +55,7 @@ var _ = describe(admitsUpToPodCapacity, func(f *harness.Framework) {
 		// A deleted pod's place goes to the next pod once it has left the
 		// API (grace period 0: the kubelet sees the deletion before the
 		// next pod, on the same watch); the rejected pod holds none.
-		expectDeleted(ctx, f, fillers[0], ptrTo[int64](0))
+		expectDeleted(ctx, f, fillers[0], ptr.To[int64](0))
 		expectAdmitted(ctx, f, subject(f, node, "after-delete"))
 		// Full again: the rejected pods are still not counted (used is
 		// the capacity, not more).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
@@ -45,7 +46,7 @@ var _ = describe(pluginsRunInParallel, func(f *harness.Framework) {
 		// serial host still fails it.
 		bound := control.Latency + 3*slowAnswer/2
 		m := results.Measurement{Name: "admission-latency-two-slow-plugins", Value: ms(d.Latency), Unit: "ms",
-			Lower: ptrTo(ms(slowAnswer)), Bound: ptrTo(ms(bound)),
+			Lower: ptr.To(ms(slowAnswer)), Bound: ptr.To(ms(bound)),
 			Labels: map[string]string{"type": string(t), "controlLatency": control.Latency.String()}}
 		f.Record(m)
 		gomega.Expect(m.Within()).To(gomega.BeTrue(), "admission took %s, want within [%s, %s] (the control pod, without the delays, took %s)",

@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -95,13 +96,13 @@ func expectRejected(ctx context.Context, f *harness.Framework, d nodes.Decision,
 	if bound == 0 {
 		bound = f.Bounds.NodeAdmission.Duration + want.control
 	}
-	m := results.Measurement{Name: "rejection-latency", Value: ms(d.Latency), Unit: "ms", Bound: ptrTo(ms(bound)),
+	m := results.Measurement{Name: "rejection-latency", Value: ms(d.Latency), Unit: "ms", Bound: ptr.To(ms(bound)),
 		Labels: map[string]string{"reason": want.reason}}
 	if want.control > 0 {
 		m.Labels["controlLatency"] = want.control.String()
 	}
 	if want.lower > 0 {
-		m.Lower = ptrTo(ms(want.lower))
+		m.Lower = ptr.To(ms(want.lower))
 	}
 	f.Record(m)
 
@@ -168,8 +169,6 @@ func builtInNode(f *harness.Framework) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // notSupported is the skip message of a case the cluster cannot show.
 func notSupported(why string) string { return results.NotSupportedPrefix + why }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
@@ -49,14 +50,12 @@ var _ = ginkgo.Describe("HarnessDelay", func() {
 var _ = ginkgo.Describe("RecordedBounds", func() {
 	record := func(value float64) {
 		ginkgo.AddReportEntry(results.MeasurementEntry, results.Measurement{Name: "latency", Value: value, Unit: "s",
-			Lower: ptrTo(0.5), Bound: ptrTo(1.0)}, ginkgo.ReportEntryVisibilityNever)
+			Lower: ptr.To(0.5), Bound: ptr.To(1.0)}, ginkgo.ReportEntryVisibilityNever)
 	}
 	ginkgo.It("passes a measurement within its bounds", func() { record(0.8) })
 	ginkgo.It("fails a measurement over its bound", func() { record(1.2) })
 	ginkgo.It("fails a measurement under its lower bound", func() { record(0.2) })
 })
-
-func ptrTo[T any](v T) *T { return &v }
 
 func stallingSleep(d time.Duration, stop <-chan struct{}) bool {
 	select {

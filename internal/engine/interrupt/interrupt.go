@@ -48,7 +48,6 @@ type Watcher struct {
 
 	mu        sync.Mutex
 	stopped   bool // Stop was called: signals are held, not counted
-	forcing   bool // the third signal came: force owns the exit
 	first     os.Signal
 	count     int
 	specs     bool // Ginkgo runs specs
@@ -96,9 +95,6 @@ func (i *Watcher) got(s os.Signal) {
 		i.first = s
 	}
 	n, first := i.count, i.first
-	if n >= 3 {
-		i.forcing = true
-	}
 	forward := i.specs && s == syscall.SIGHUP
 	if forward {
 		i.forwarded++
@@ -184,7 +180,7 @@ func (i *Watcher) Stop() {
 		i.overdue.Stop()
 	}
 	i.stopped = true
-	forcing := i.forcing
+	forcing := i.count >= 3 // force owns the exit
 	i.mu.Unlock()
 	if forcing {
 		select {} // force ends the process
