@@ -205,20 +205,6 @@ const (
 	Error  = "error"
 )
 
-// exitCode is 2 if a version gave no verdict, 1 if a case failed, else 0.
-func exitCode(outcomes []Outcome) int {
-	code := 0
-	for _, oc := range outcomes {
-		switch oc.Status {
-		case Error:
-			return 2
-		case Failed:
-			code = 1
-		}
-	}
-	return code
-}
-
 type logger struct {
 	w io.Writer
 }
@@ -257,7 +243,7 @@ func run(ctx context.Context, o options, stdout io.Writer) (int, error) {
 		log.printf("%s: %s; prepare %s, build %s, run %s", prefix, msg, secs(oc.PrepareSeconds), secs(oc.BuildSeconds), secs(oc.RunSeconds))
 		outcomes = append(outcomes, oc)
 	}
-	text, err := writeMatrix(o, outcomes, started)
+	text, code, err := writeMatrix(o, outcomes, started)
 	if err != nil {
 		return 2, err
 	}
@@ -267,7 +253,7 @@ func run(ctx context.Context, o options, stdout io.Writer) (int, error) {
 	if ctx.Err() != nil {
 		return 2, errors.New("interrupted")
 	}
-	return exitCode(outcomes), nil
+	return code, nil
 }
 
 func secs(s float64) string {
@@ -508,10 +494,12 @@ func pinnedVersion(gomod string) (string, error) {
 	return string(m[1]), nil
 }
 
-// writeMatrix writes ARTIFACTS/matrix.{txt,json,html} and returns the text.
-// matrix.json and matrix.html are the matrix command's (framework/report/
-// matrix): a version is a target, its steps' times and error included.
-func writeMatrix(o options, outcomes []Outcome, started time.Time) (string, error) {
+// writeMatrix writes ARTIFACTS/matrix.{txt,json,html} and returns the text
+// and the matrix's exit code (2 if a version gave no verdict, 1 if a case
+// failed, else 0: the matrix command's rule). matrix.json and matrix.html
+// are the matrix command's (framework/report/matrix): a version is a
+// target, its steps' times and error included.
+func writeMatrix(o options, outcomes []Outcome, started time.Time) (string, int, error) {
 	inputs := make([]matrix.Input, len(outcomes))
 	anyResults := false
 	for i, oc := range outcomes {
@@ -528,9 +516,9 @@ func writeMatrix(o options, outcomes []Outcome, started time.Time) (string, erro
 		m.WriteText(&text)
 	}
 	if err := os.WriteFile(filepath.Join(o.artifacts, "matrix.txt"), []byte(text.String()), 0o644); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return text.String(), matrix.Write(o.artifacts, m)
+	return text.String(), m.ExitCode, matrix.Write(o.artifacts, m)
 }
 
 // outcomeInput is a version's outcome as a target of the matrix: its

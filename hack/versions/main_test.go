@@ -77,10 +77,18 @@ func TestExitCode(t *testing.T) {
 		2: {Failed, Error, Passed},
 	} {
 		var ocs []Outcome
-		for _, s := range statuses {
-			ocs = append(ocs, Outcome{Status: s})
+		for i, s := range statuses {
+			oc := Outcome{Version: fmt.Sprintf("v1.3%d.0", i), Status: s}
+			if s != Error { // a version that ran has results
+				oc.res, oc.file = reporttest.Results(time.Now(), 1), "results.json"
+			}
+			ocs = append(ocs, oc)
 		}
-		if got := exitCode(ocs); got != want {
+		_, got, err := writeMatrix(options{artifacts: t.TempDir()}, ocs, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
 			t.Errorf("%v: exit %d, want %d", statuses, got, want)
 		}
 	}
@@ -208,7 +216,7 @@ func TestWriteMatrix(t *testing.T) {
 			Summary: &s, res: res, file: filepath.Join(art, v, results.FileName)})
 	}
 	outcomes = append(outcomes, Outcome{Version: "v1.35.4", Status: Error, PrepareSeconds: 3, BuildSeconds: 20, Detail: "build failed: exit status 1: undefined: x"})
-	text, err := writeMatrix(o, outcomes, time.Now())
+	text, code, err := writeMatrix(o, outcomes, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +246,7 @@ func TestWriteMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.APIVersion != matrix.APIVersion || m.Kind != matrix.Kind || m.ExitCode != exitCode(outcomes) || m.ExitCode != 2 ||
+	if m.APIVersion != matrix.APIVersion || m.Kind != matrix.Kind || m.ExitCode != code || m.ExitCode != 2 ||
 		strings.Join(m.RunFlags, " ") != "--suite ordering" || len(m.Targets) != 3 {
 		t.Fatalf("matrix.json: %+v", m)
 	}
