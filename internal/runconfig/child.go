@@ -128,6 +128,12 @@ func (o *Config) validateChild() error {
 // process that started this one did not write, a pod's outside the pod.
 // A user's options file never holds one.
 func (o *Config) CheckFromParent(otherFlags bool) error {
+	return o.checkFromParent(otherFlags, podNamespaceFile)
+}
+
+// checkFromParent is CheckFromParent reading the pod's namespace from
+// namespaceFile.
+func (o *Config) checkFromParent(otherFlags bool, namespaceFile string) error {
 	if o.Child == nil {
 		return nil
 	}
@@ -139,7 +145,7 @@ func (o *Config) CheckFromParent(otherFlags bool) error {
 			ChildSection, w.ParentPID)
 	}
 	if p := o.Pod(); p != nil {
-		ns, err := os.ReadFile(podNamespaceFile)
+		ns, err := os.ReadFile(namespaceFile)
 		if want := incluster.NamePrefix + p.RunID; err != nil || string(ns) != want {
 			return exitcode.Usagef("options file: %s.pod is the in-cluster pod's own, which runs in namespace %s (this process does not)", ChildSection, want)
 		}
@@ -149,4 +155,4 @@ func (o *Config) CheckFromParent(otherFlags bool) error {
 
 // podNamespaceFile is where a pod reads the namespace it runs in (its
 // service account's).
-var podNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+const podNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"

@@ -98,22 +98,20 @@ func TestChildSectionOnlyFromItsParent(t *testing.T) {
 	}
 
 	nsFile := filepath.Join(t.TempDir(), "namespace")
-	defer func(old string) { podNamespaceFile = old }(podNamespaceFile)
-	podNamespaceFile = nsFile
 	pod := podChild()
-	if err := pod.CheckFromParent(false); err == nil || !strings.Contains(err.Error(), "in-cluster pod's own") {
+	if err := pod.checkFromParent(false, nsFile); err == nil || !strings.Contains(err.Error(), "in-cluster pod's own") {
 		t.Errorf("outside a pod: %v", err)
 	}
 	if err := os.WriteFile(nsFile, []byte("default"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := pod.CheckFromParent(false); err == nil {
+	if err := pod.checkFromParent(false, nsFile); err == nil {
 		t.Error("a pod in another namespace accepted")
 	}
 	if err := os.WriteFile(nsFile, []byte(incluster.NamePrefix+"1a2b3c4d"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := pod.CheckFromParent(false); err != nil {
+	if err := pod.checkFromParent(false, nsFile); err != nil {
 		t.Errorf("the run's pod: %v", err)
 	}
 	plain := Default()
