@@ -121,6 +121,14 @@ func FuzzOptionsFile(f *testing.F) {
 		"history: hist\n",
 		"null\n",
 		"",
+		// The child section only a parent writes (runconfig.ChildSection).
+		"child:\n  worker: {parentPID: 1, attach: /tmp/attach.json, nodeSlot: 1, repetition: 2}\nlabelFilter: \"spec:X\"\n",
+		"child:\n  worker: {parentPID: 1, attach: a, nodeSlot: -1}\n",
+		"child:\n  pod: {runID: 1a2b3c4d, webhookListen: \":8443\", webhookAdvertise: \"svc:443\", publishResults: r}\nprovider: kubeconfig\n",
+		"child: {worker: {attach: a}, pod: {runID: x}}\n",
+		"child: {}\n",
+		"child: null\n",
+		"child: [1]\n",
 	} {
 		f.Add([]byte(seed), "")
 		f.Add([]byte(seed), "--profile=extended")
