@@ -101,3 +101,16 @@ func TestUnknownInitializersFaultIsBadInput(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A poller that reads the configurations every 3 s, not every 1 s: a
+// change reaches new pods late, and the propagation spec says so.
+func TestInitializerPropagationSpecFailsOnASlowPoller(t *testing.T) {
+	report := t.TempDir()
+	r := runCLI(t, "run", "--suite", "initializers", "--report-dir", report, "--nodes", "0",
+		"--focus", "InitializerConfigurationPropagation", "--reference-initializers-fault=slow-poll")
+	r.mustExit(t, 1)
+	failed := failedSpecs(t, report, "InitializerConfigurationPropagation")
+	if len(failed) != 1 || !strings.Contains(failed[0].Message, "applied to new pods after") {
+		t.Fatalf("want the propagation spec to fail on a late change, got %+v", failed)
+	}
+}

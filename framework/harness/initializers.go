@@ -22,7 +22,7 @@ type ReferenceInitializers struct {
 	Install bool
 	// Fault breaks it on purpose, for the harness's own tests: one of
 	// InitializersReverseOrder, InitializersNoTimeouts,
-	// InitializersNoReadRepair.
+	// InitializersNoReadRepair, InitializersSlowPoll.
 	Fault string
 }
 
@@ -35,16 +35,22 @@ const (
 	// InitializersNoReadRepair never sweeps for pods past the global
 	// timeout.
 	InitializersNoReadRepair = "no-read-repair"
+	// InitializersSlowPoll reads the configurations every 3 s, not every
+	// 1 s as the seed's poller does: changes take effect late.
+	InitializersSlowPoll = "slow-poll"
 )
+
+// slowPollInterval is the InitializersSlowPoll poller's period.
+const slowPollInterval = 3 * time.Second
 
 // CheckInitializersFault rejects an unknown fault.
 func CheckInitializersFault(fault string) error {
 	switch fault {
-	case "", InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair:
+	case "", InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair, InitializersSlowPoll:
 		return nil
 	}
-	return fmt.Errorf("unknown reference initializers fault %q: use %s, %s or %s", fault,
-		InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair)
+	return fmt.Errorf("unknown reference initializers fault %q: use %s, %s, %s or %s", fault,
+		InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair, InitializersSlowPoll)
 }
 
 // InitializersSuite is the suite whose namespaces (and mutating webhook
@@ -80,6 +86,10 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		// Apiservers in containers reach this host at the bridge's address.
 		listen = net.JoinHostPort(h.WebhookHost(), "0")
 	}
+	var pollInterval time.Duration // the seed's 1 s (install's default)
+	if cfg.ReferenceInitializers.Fault == InitializersSlowPoll {
+		pollInterval = slowPollInterval
+	}
 	started := time.Now()
 	e.initializersTried = true
 	inst, err := install.Install(ctx, e.Cluster.RESTConfig(), install.Options{
@@ -96,6 +106,7 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		ReverseOrder:   cfg.ReferenceInitializers.Fault == InitializersReverseOrder,
 		NoTimeouts:     cfg.ReferenceInitializers.Fault == InitializersNoTimeouts,
 		NoReadRepair:   cfg.ReferenceInitializers.Fault == InitializersNoReadRepair,
+		PollInterval:   pollInterval,
 		GlobalTimeout:  e.Bounds.InitializerGlobalTimeout.Duration,
 		RepairInterval: e.Bounds.InitializerRepairInterval.Duration,
 		// Their controller's own lines (an event not recorded in a
