@@ -24,22 +24,34 @@ type Probe func(ctx context.Context, config *rest.Config) (enforced bool, err er
 // long it waited. An enforced answer ends the wait even when it comes after
 // bound (its probe was sent before): a caller holding a promise to a bound
 // asserts the returned duration itself.
+//
+// Only a probe sent after bound can show that the change was not enforced
+// by then: the apiserver evaluates a probe somewhere between its sending and
+// its answer, so a "not yet" to a probe sent before bound that is answered
+// after it (an apiserver that stalled for seconds on a busy machine) proves
+// nothing about bound. Until then probes once more, and that probe decides.
 func Until(ctx context.Context, start time.Time, config *rest.Config, bound, interval time.Duration, probe Probe) (time.Duration, error) {
 	deadline := start.Add(bound)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for attempt := 1; ; attempt++ {
+		sent := time.Now()
 		enforced, err := probe(ctx, config)
-		now := time.Now()
-		elapsed := now.Sub(start)
+		elapsed := time.Since(start)
 		if err != nil {
 			return elapsed, fmt.Errorf("marker request %d failed: %w", attempt, err)
 		}
 		if enforced {
 			return elapsed, nil
 		}
-		if now.After(deadline) {
-			return elapsed, fmt.Errorf("not enforced after %s (%d marker requests, bound %s)", elapsed.Round(time.Millisecond), attempt, bound)
+		if sent.After(deadline) {
+			return elapsed, fmt.Errorf("not enforced after %s (%d marker requests, the last sent %s after the change, bound %s)",
+				elapsed.Round(time.Millisecond), attempt, sent.Sub(start).Round(time.Millisecond), bound)
+		}
+		if time.Now().After(deadline) {
+			// The answer came after bound: probe again at once, since
+			// waiting for the tick would only delay the verdict.
+			continue
 		}
 		select {
 		case <-ctx.Done():

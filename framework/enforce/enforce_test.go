@@ -54,3 +54,40 @@ func TestOnEveryReplicaReportsEachReplica(t *testing.T) {
 		t.Fatalf("latencies = %v", lat)
 	}
 }
+
+// A "not yet" sent before the bound and answered after it (a stalled
+// apiserver) is not a verdict: the next probe, sent after the bound, is.
+func TestUntilJudgesALateAnswerByTheNextProbe(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		secondSeesIt bool
+		wantErr      bool
+	}{
+		{"enforced by then", true, false},
+		{"still not enforced", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			probe := func(context.Context, *rest.Config) (bool, error) {
+				if calls.Add(1) == 1 {
+					time.Sleep(40 * time.Millisecond) // the stall: answered past the bound
+					return false, nil
+				}
+				return tc.secondSeesIt, nil
+			}
+			d, err := Until(context.Background(), time.Now(), &rest.Config{}, 20*time.Millisecond, time.Hour, probe)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if calls.Load() != 2 {
+				t.Fatalf("%d probes, want 2: one answered late, one sent after the bound", calls.Load())
+			}
+			if d < 40*time.Millisecond {
+				t.Fatalf("d = %s, shorter than the stalled probe", d)
+			}
+			if tc.wantErr && !strings.Contains(err.Error(), "the last sent") {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+}
