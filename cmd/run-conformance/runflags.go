@@ -10,6 +10,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
@@ -51,7 +52,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.NodeFault, "node-fault", o.NodeFault, "break the nodes on purpose, for the harness's own tests: no-predicates, reasons-differ, plugins-fail-open, plugins-reject-late or no-plugin-host")
 	_ = fs.MarkHidden("node-fault")
 	fs.BoolVar(&o.ReferenceInitializers, "reference-initializers", o.ReferenceInitializers, "install the project's reference implementation of the seed's initializers (reference/initializers) when the selection includes specs that need it; its webhook runs in this process, so the cluster must reach this host")
-	fs.StringVar(&o.InitializersFault, "reference-initializers-fault", o.InitializersFault, "break the reference initializers on purpose, for the harness's own tests: reverse-order, no-timeouts, no-read-repair or slow-poll")
+	fs.StringVar(&o.InitializersFault, "reference-initializers-fault", o.InitializersFault, "break the reference initializers on purpose, for the harness's own tests: "+harness.InitializersFaultChoices())
 	_ = fs.MarkHidden("reference-initializers-fault")
 	fs.StringVar(&o.History, "history", o.History, "keep a copy of this run's results in DIR/<start time>/ and show trends over the kept runs in report.html")
 	fs.StringVar(&o.RerunFailed, "rerun-failed", o.RerunFailed, "run only the specs that failed in this results.json (or report dir, or history dir: its newest run)")

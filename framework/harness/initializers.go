@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,17 +42,25 @@ const (
 	InitializersSlowPoll = "slow-poll"
 )
 
+// InitializersFaults lists every fault of the reference initializers, in
+// the order help and errors name them.
+var InitializersFaults = []string{InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair, InitializersSlowPoll}
+
 // slowPollInterval is the InitializersSlowPoll poller's period.
 const slowPollInterval = 3 * time.Second
 
 // CheckInitializersFault rejects an unknown fault.
 func CheckInitializersFault(fault string) error {
-	switch fault {
-	case "", InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair, InitializersSlowPoll:
+	if fault == "" || slices.Contains(InitializersFaults, fault) {
 		return nil
 	}
-	return fmt.Errorf("unknown reference initializers fault %q: use %s, %s, %s or %s", fault,
-		InitializersReverseOrder, InitializersNoTimeouts, InitializersNoReadRepair, InitializersSlowPoll)
+	return fmt.Errorf("unknown reference initializers fault %q: use %s", fault, InitializersFaultChoices())
+}
+
+// InitializersFaultChoices names every fault as "a, b, c or d".
+func InitializersFaultChoices() string {
+	last := len(InitializersFaults) - 1
+	return strings.Join(InitializersFaults[:last], ", ") + " or " + InitializersFaults[last]
 }
 
 // InitializersSuite is the suite whose namespaces (and mutating webhook
