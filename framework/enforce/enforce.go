@@ -31,21 +31,38 @@ type Probe func(ctx context.Context, config *rest.Config) (enforced bool, err er
 // after it (an apiserver that stalled for seconds on a busy machine) proves
 // nothing about bound. Until then probes once more, and that probe decides.
 func Until(ctx context.Context, start time.Time, config *rest.Config, bound, interval time.Duration, probe Probe) (time.Duration, error) {
+	seen, err := UntilSeen(ctx, start, config, bound, interval, probe)
+	return seen.After, err
+}
+
+// Seen is what Until observed: After is the time from start to the enforced
+// answer (or to the last answer, if none was), Answer how long the apiserver
+// took to answer that probe. A long Answer is an apiserver that stalled: the
+// change may have been enforced any time during it, so a reader of a late
+// After can tell a stall from a late change.
+type Seen struct {
+	After, Answer time.Duration
+}
+
+// UntilSeen is Until, with how long the deciding probe took.
+func UntilSeen(ctx context.Context, start time.Time, config *rest.Config, bound, interval time.Duration, probe Probe) (Seen, error) {
 	deadline := start.Add(bound)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for attempt := 1; ; attempt++ {
 		sent := time.Now()
 		enforced, err := probe(ctx, config)
-		elapsed := time.Since(start)
+		now := time.Now()
+		seen := Seen{After: now.Sub(start), Answer: now.Sub(sent)}
+		elapsed := seen.After
 		if err != nil {
-			return elapsed, fmt.Errorf("marker request %d failed: %w", attempt, err)
+			return seen, fmt.Errorf("marker request %d failed: %w", attempt, err)
 		}
 		if enforced {
-			return elapsed, nil
+			return seen, nil
 		}
 		if sent.After(deadline) {
-			return elapsed, fmt.Errorf("not enforced after %s (%d marker requests, the last sent %s after the change, bound %s)",
+			return seen, fmt.Errorf("not enforced after %s (%d marker requests, the last sent %s after the change, bound %s)",
 				elapsed.Round(time.Millisecond), attempt, sent.Sub(start).Round(time.Millisecond), bound)
 		}
 		if time.Now().After(deadline) {
@@ -55,7 +72,7 @@ func Until(ctx context.Context, start time.Time, config *rest.Config, bound, int
 		}
 		select {
 		case <-ctx.Done():
-			return elapsed, ctx.Err()
+			return seen, ctx.Err()
 		case <-ticker.C:
 		}
 	}
@@ -65,12 +82,23 @@ func Until(ctx context.Context, start time.Time, config *rest.Config, bound, int
 // per-replica latencies in replica order. Every replica is waited for even if
 // one fails, so the report can show all of them; the first error is returned.
 func OnEveryReplica(ctx context.Context, start time.Time, replicas []*rest.Config, bound, interval time.Duration, probe Probe) ([]time.Duration, error) {
-	latencies := make([]time.Duration, len(replicas))
+	seen, err := OnEveryReplicaSeen(ctx, start, replicas, bound, interval, probe)
+	latencies := make([]time.Duration, len(seen))
+	for i, s := range seen {
+		latencies[i] = s.After
+	}
+	return latencies, err
+}
+
+// OnEveryReplicaSeen is OnEveryReplica, with how long each replica took to
+// answer its deciding probe.
+func OnEveryReplicaSeen(ctx context.Context, start time.Time, replicas []*rest.Config, bound, interval time.Duration, probe Probe) ([]Seen, error) {
+	seen := make([]Seen, len(replicas))
 	errs := make([]error, len(replicas))
 	done := make(chan int, len(replicas))
 	for i, r := range replicas {
 		go func() {
-			latencies[i], errs[i] = Until(ctx, start, r, bound, interval, probe)
+			seen[i], errs[i] = UntilSeen(ctx, start, r, bound, interval, probe)
 			done <- i
 		}()
 	}
@@ -79,8 +107,8 @@ func OnEveryReplica(ctx context.Context, start time.Time, replicas []*rest.Confi
 	}
 	for i, err := range errs {
 		if err != nil {
-			return latencies, fmt.Errorf("apiserver replica %d: %w", i, err)
+			return seen, fmt.Errorf("apiserver replica %d: %w", i, err)
 		}
 	}
-	return latencies, nil
+	return seen, nil
 }

@@ -91,3 +91,21 @@ func TestUntilJudgesALateAnswerByTheNextProbe(t *testing.T) {
 		})
 	}
 }
+
+func TestUntilSeenSaysHowLongTheDecidingProbeTook(t *testing.T) {
+	var calls atomic.Int32
+	probe := func(context.Context, *rest.Config) (bool, error) {
+		if calls.Add(1) < 3 {
+			return false, nil
+		}
+		time.Sleep(30 * time.Millisecond)
+		return true, nil
+	}
+	seen, err := UntilSeen(context.Background(), time.Now(), &rest.Config{}, time.Second, time.Millisecond, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen.Answer < 30*time.Millisecond || seen.After < seen.Answer {
+		t.Fatalf("seen = %+v: the third probe took 30ms", seen)
+	}
+}

@@ -87,7 +87,7 @@ var _ = harness.Describe(webhookServiceReference, func(f *harness.Framework) {
 			bound := f.Bounds.WebhookConfigPropagation.Duration
 			stats := newLatencies("webhook-service-change-propagation", bound)
 			await := func(what string, p enforce.Probe) {
-				perReplica, err := enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, p)
+				perReplica, err := enforce.OnEveryReplicaSeen(ctx, time.Now(), f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, p)
 				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of a %s webhook reached through a Service", what, phase)
 				stats.add(f, map[string]string{"phase": string(phase), "change": what}, perReplica)
 				expectEachWithin(perReplica, bound, fmt.Sprintf("%s of a live %s webhook's service", what, phase))

@@ -152,7 +152,7 @@ var _ = harness.Describe(webhookFieldChanges, func(f *harness.Framework) {
 
 			gomega.Expect(cfg.create(ctx, f, phase)).To(gomega.Succeed())
 			await := func(what string, p enforce.Probe, takes time.Duration) {
-				perReplica, err := enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, p)
+				perReplica, err := enforce.OnEveryReplicaSeen(ctx, time.Now(), f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, p)
 				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of the %s configuration", what, phase)
 				stats.addAllowing(f, map[string]string{"phase": string(phase), "change": what, "probeTakes": takes.String()}, perReplica, takes)
 				expectEachWithin(perReplica, bound+takes, fmt.Sprintf("%s of a live %s configuration (bound plus %s a probe takes)", what, phase, takes))

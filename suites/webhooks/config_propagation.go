@@ -85,7 +85,7 @@ var _ = harness.Describe(webhookConfigPropagation, func(f *harness.Framework) {
 				for _, step := range steps {
 					gomega.Expect(step.apply(ctx)).To(gomega.Succeed(), "%s the configuration", step.change)
 					applied := time.Now()
-					perReplica, err := enforce.OnEveryReplica(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)
+					perReplica, err := enforce.OnEveryReplicaSeen(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)
 					gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of the %s configuration", step.change, phase)
 					stats.add(f, map[string]string{"phase": string(phase), "change": step.change}, perReplica)
 					expectEachWithin(perReplica, bound, fmt.Sprintf("%s of a %s configuration", step.change, phase))

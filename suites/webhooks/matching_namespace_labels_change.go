@@ -79,9 +79,9 @@ var _ = harness.Describe(namespaceLabelChange, func(f *harness.Framework) {
 			_, err := namespaces.Patch(ctx, f.Namespace, types.MergePatchType, []byte(step.patch), metav1.PatchOptions{})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), step.change)
 			changed := time.Now()
-			perReplica, err := enforce.OnEveryReplica(ctx, changed, f.Replicas, bound, f.Bounds.PollInterval.Duration, probe(step.want))
-			for replica, d := range perReplica {
-				within(f, "namespace-label-change-selection", d, 0, bound, map[string]string{"change": step.change, "replica": fmt.Sprint(replica)})
+			perReplica, err := enforce.OnEveryReplicaSeen(ctx, changed, f.Replicas, bound, f.Bounds.PollInterval.Duration, probe(step.want))
+			for replica, seen := range perReplica {
+				within(f, "namespace-label-change-selection", seen.After, 0, bound, map[string]string{"change": step.change, "replica": fmt.Sprint(replica)})
 			}
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: the namespaceSelector must follow the namespace's labels within %s", step.change, bound)
 			expectEachWithin(perReplica, bound, step.change+": the namespaceSelector following the labels")

@@ -165,7 +165,7 @@ var _ = harness.Describe(policyFieldChanges, func(f *harness.Framework) {
 		bound := f.Bounds.PolicyPropagation.Duration
 		stats := newLatencies("policy-field-change-propagation", bound)
 		await := func(what string, p enforce.Probe) {
-			perReplica, err := enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, bound, f.Bounds.PollInterval.Duration, p)
+			perReplica, err := enforce.OnEveryReplicaSeen(ctx, time.Now(), f.Replicas, bound, f.Bounds.PollInterval.Duration, p)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of a live ValidatingAdmissionPolicy", what)
 			stats.add(f, map[string]string{"change": what}, perReplica)
 			expectEachWithin(perReplica, bound, what+" of a live ValidatingAdmissionPolicy")

@@ -58,7 +58,7 @@ func measurePolicySteps(ctx context.Context, f *harness.Framework, stats *latenc
 		gomega.Expect(stats.dephase(ctx, policyRefreshPeriod)).To(gomega.Succeed())
 		gomega.Expect(step.apply(ctx)).To(gomega.Succeed(), "%s: %s", kind, step.change)
 		applied := time.Now()
-		perReplica, err := enforce.OnEveryReplica(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)
+		perReplica, err := enforce.OnEveryReplicaSeen(ctx, applied, f.Replicas, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, step.enforced)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: %s", kind, step.change)
 		stats.add(f, map[string]string{"kind": kind, "change": step.change}, perReplica)
 		expectEachWithin(perReplica, bound, kind+": "+step.change)

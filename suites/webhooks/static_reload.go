@@ -49,9 +49,9 @@ var _ = harness.Describe(staticReload, func(f *harness.Framework) {
 			gomega.Expect(change()).To(gomega.Succeed())
 			start := time.Now()
 			for _, probe := range probes {
-				latencies, err := enforce.OnEveryReplica(ctx, start, f.Replicas, bound, f.Bounds.PollInterval.Duration, probe)
-				for i, l := range latencies {
-					within(f, "static-manifest-reload", l, 0, bound, map[string]string{"plugin": string(plugin), "step": step, "replica": strconv.Itoa(i)})
+				latencies, err := enforce.OnEveryReplicaSeen(ctx, start, f.Replicas, bound, f.Bounds.PollInterval.Duration, probe)
+				for i, seen := range latencies {
+					within(f, "static-manifest-reload", seen.After, 0, bound, map[string]string{"plugin": string(plugin), "step": step, "replica": strconv.Itoa(i)})
 				}
 				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of a static %s manifest must be enforced within %s", step, plugin, bound)
 				expectEachWithin(latencies, bound, fmt.Sprintf("%s of a static %s manifest", step, plugin))
