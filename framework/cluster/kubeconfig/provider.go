@@ -5,7 +5,10 @@ package kubeconfig
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -161,6 +164,11 @@ func (c *existing) Capabilities() features.Set {
 func describe(path string) string {
 	if path == "" {
 		return "(default loading rules)"
+	}
+	// A path with a newline or another control character (fuzzing found
+	// one) is quoted, so the error stays one readable line.
+	if strings.ContainsFunc(path, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(path)
 	}
 	return path
 }
