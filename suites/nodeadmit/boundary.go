@@ -191,8 +191,9 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 		gomega.Expect(cpuOf(fits)).To(gomega.Equal(left), "the case's own arithmetic")
 
 		// A regular init container never ends here (fake runtime, pause
-		// image): the pod stays Pending, and the node running that
-		// container shows it admitted the pod.
+		// image), and a real node has no runtime handler "overhead": the
+		// pod stays Pending, and the status the kubelet writes for it (or
+		// the init container running) shows the node admitted it.
 		d, err := nodedecision.DecideStarted(ctx, f, over, "init")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectRejected(ctx, f, d, rejection{reason: outOf(corev1.ResourceCPU), message: insufficient(corev1.ResourceCPU, left+1, used, capacity)})
@@ -212,7 +213,8 @@ func cpuOf(pod *corev1.Pod) int64 {
 // runtimeClassWithOverhead creates a RuntimeClass whose pods carry an
 // overhead of cpu millicores (the RuntimeClass admission plugin checks a
 // pod's spec.overhead against it), deleted after the case. The fake
-// runtime of a hollow node runs any handler.
+// runtime of a hollow node runs any handler; a real node (kind) has none
+// called "overhead", which only admission, not the case, needs.
 func runtimeClassWithOverhead(ctx context.Context, f *harness.Framework, cpu int64) *nodev1.RuntimeClass {
 	rc, err := f.Client.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-overhead", Labels: map[string]string{harness.RunLabel: f.Env.RunID}},
