@@ -1,6 +1,8 @@
 package runconfig
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -85,11 +87,43 @@ func (o *Config) RunID() string {
 // Encode is a child's options file: c as YAML, which Decode reads back
 // whole.
 func Encode(c Config) ([]byte, error) {
-	data, err := yaml.Marshal(c)
+	data, err := json.Marshal(c)
+	if err == nil {
+		data, err = yaml.JSONToYAML(escapeUnprintable(data))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode the run options: %w", err)
 	}
 	return data, nil
+}
+
+// escapeUnprintable writes as \u escapes the characters of JSON text that
+// YAML refuses to read raw (DEL, the C1 controls, a byte order mark) or
+// reads as a line break (NEL, U+0085, folded to a space in a string):
+// yaml.Marshal goes through JSON, whose encoder leaves them raw, and then
+// fails on them, so a --focus holding one (make fuzz found "\x7f") could
+// not be handed to a worker. JSON's own structure is ASCII, so they can
+// only be inside strings, where an escape means the same.
+func escapeUnprintable(data []byte) []byte {
+	if !bytes.ContainsFunc(data, unprintableInYAML) {
+		return data
+	}
+	var out bytes.Buffer
+	for _, r := range string(data) {
+		if unprintableInYAML(r) {
+			fmt.Fprintf(&out, "\\u%04x", r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.Bytes()
+}
+
+// unprintableInYAML says whether r is outside YAML's printable set (YAML
+// 1.2, 5.1), a byte order mark or NEL. JSON escapes the C0 controls and
+// U+2028 and U+2029 itself.
+func unprintableInYAML(r rune) bool {
+	return (r >= 0x7f && r <= 0x9f) || r == 0xfeff || r == 0xfffe || r == 0xffff
 }
 
 // WriteChild writes a child's options file, readable by the owner only

@@ -119,3 +119,23 @@ func TestChildSectionOnlyFromItsParent(t *testing.T) {
 		t.Errorf("no child section: %v", err)
 	}
 }
+
+// YAML refuses DEL, the C1 controls and a byte order mark raw; a --focus
+// holding one must still reach a worker unchanged.
+func TestEncodeCarriesCharactersYAMLCannotHoldRaw(t *testing.T) {
+	for _, s := range []string{"\x7f", "a\u0085b\u0086", "\ufeffx", "\u2028", "\x01", "ordering/.*Order$"} {
+		c := Default()
+		c.Focus = []string{s}
+		data, err := Encode(c)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		back, err := Decode(data)
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", s, err, data)
+		}
+		if len(back.Focus) != 1 || back.Focus[0] != s {
+			t.Fatalf("%q came back as %q", s, back.Focus)
+		}
+	}
+}
