@@ -90,8 +90,15 @@ var _ = harness.Describe(policyFieldChanges, func(f *harness.Framework) {
 		}
 		for _, p := range []*admissionregistrationv1.ValidatingAdmissionPolicy{
 			{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}, Spec: policySpec},
+			// other takes the same paramKind: a binding whose paramRef
+			// names a param of a policy without one must be written by
+			// someone who may get every resource of every group by that
+			// name (kubernetes pkg/registry/admissionregistration/
+			// validatingadmissionpolicybinding/authz.go), which an
+			// in-cluster run's service account may not.
 			{ObjectMeta: metav1.ObjectMeta{Name: other, Labels: f.Labels()}, Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: configMapCreates().ResourceRules, NamespaceSelector: inNamespace(f.Namespace)},
+				ParamKind:        paramKindSA,
 				Validations:      []admissionregistrationv1.Validation{{Expression: "true"}},
 			}},
 		} {

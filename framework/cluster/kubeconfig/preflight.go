@@ -73,6 +73,12 @@ func NeededAccess(relay bool) []Access {
 	// read the kubelet's events about them.
 	add("", "pods", true, "watch", "deletecollection")
 	add("", "events", true, "list")
+	// PolicyCELVariables: an event the harness itself creates is denied by
+	// a policy (RBAC must let it through to admission first), and
+	// SubjectAccessReviews tell when every apiserver's RBAC has a new
+	// RoleBinding.
+	add("", "events", true, "create")
+	add("authorization.k8s.io", "subjectaccessreviews", false, "create")
 	// The removed v1alpha1 initializers API is probed for its 404, which
 	// RBAC would otherwise answer with a 403 first.
 	add("admissionregistration.k8s.io", "initializerconfigurations", false, "list")
