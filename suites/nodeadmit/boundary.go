@@ -134,7 +134,7 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 	for _, r := range boundaryResources {
 		ginkgo.It(fmt.Sprintf("rejects one %s more than is left with Reason %s, admits exactly what is left, then rejects one %s more",
 			unitName(r.name), outOf(r.name), unitName(r.name)), func(ctx ginkgo.SpecContext) {
-			node := builtInNode(f)
+			node := hollowNode(ctx, f, fillingKeepsPodsOff).Name
 			expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 			placed := placedOn(ctx, f, node, r.name)
 			if _, ok := placed.Node.Status.Allocatable[r.name]; !ok && isExtended(r.name) {
@@ -157,7 +157,7 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 	}
 
 	ginkgo.It("counts a pod's CPU as its largest init container, plus the sidecars started before it, plus its overhead, at the boundary", func(ctx ginkgo.SpecContext) {
-		node := builtInNode(f)
+		node := hollowNode(ctx, f, fillingKeepsPodsOff).Name
 		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		placed := placedOn(ctx, f, node, corev1.ResourceCPU)
 		capacity, used, left := placed.Allocatable(corev1.ResourceCPU), placed.Used(corev1.ResourceCPU), placed.Remaining(corev1.ResourceCPU)
@@ -191,9 +191,9 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 		gomega.Expect(cpuOf(fits)).To(gomega.Equal(left), "the case's own arithmetic")
 
 		// A regular init container never ends here (fake runtime, pause
-		// image), and a real node has no runtime handler "overhead": the
-		// pod stays Pending, and the status the kubelet writes for it (or
-		// the init container running) shows the node admitted it.
+		// image): the pod stays Pending, and the status the kubelet writes
+		// for it (or the init container running) shows the node admitted
+		// it.
 		d, err := nodedecision.DecideStarted(ctx, f, over, "init")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectRejected(ctx, f, d, rejection{reason: outOf(corev1.ResourceCPU), message: insufficient(corev1.ResourceCPU, left+1, used, capacity)})
@@ -213,8 +213,8 @@ func cpuOf(pod *corev1.Pod) int64 {
 // runtimeClassWithOverhead creates a RuntimeClass whose pods carry an
 // overhead of cpu millicores (the RuntimeClass admission plugin checks a
 // pod's spec.overhead against it), deleted after the case. The fake
-// runtime of a hollow node runs any handler; a real node (kind) has none
-// called "overhead", which only admission, not the case, needs.
+// runtime of a hollow node (the only kind of node the case runs on) runs
+// any handler.
 func runtimeClassWithOverhead(ctx context.Context, f *harness.Framework, cpu int64) *nodev1.RuntimeClass {
 	rc, err := f.Client.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-overhead", Labels: map[string]string{harness.RunLabel: f.Env.RunID}},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -26,13 +25,9 @@ var admitsUpToPodCapacity = spec.Spec{
 
 var _ = describe(admitsUpToPodCapacity, func(f *harness.Framework) {
 	ginkgo.It("admits pods up to the node's pod capacity, rejects the next with Reason OutOfpods, and counts neither rejected nor deleted pods", func(ctx ginkgo.SpecContext) {
-		node := builtInNode(f)
+		node := hollowNode(ctx, f, fillingKeepsPodsOff).Name
 		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
 		placed := placedOn(ctx, f, node, corev1.ResourcePods)
-		if placed.Node.Labels[nodes.HollowLabel] != "true" {
-			ginkgo.Skip(notSupported("node " + node + " is not one of the harness's hollow nodes, and filling it would " +
-				"keep other pods off it"))
-		}
 		capacity, used, left := placed.Allocatable(corev1.ResourcePods), placed.Used(corev1.ResourcePods), placed.Remaining(corev1.ResourcePods)
 		if capacity > 64 {
 			ginkgo.Skip(notSupported(fmt.Sprintf("node %s holds %d pods; filling it would take too long", node, capacity)))

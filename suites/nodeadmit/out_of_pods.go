@@ -26,14 +26,9 @@ var rejectsOutOfPods = spec.Spec{
 
 var _ = describe(rejectsOutOfPods, func(f *harness.Framework) {
 	ginkgo.It("fails the first pod beyond the node's capacity with Reason OutOfpods and leaves it in place", func(ctx ginkgo.SpecContext) {
-		node := builtInNode(f)
+		n := hollowNode(ctx, f, fillingKeepsPodsOff)
+		node := n.Name
 		expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
-		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		if n.Labels[nodes.HollowLabel] != "true" {
-			ginkgo.Skip(notSupported("node " + node + " is not one of the harness's hollow nodes, and filling it would " +
-				"keep other pods off it"))
-		}
 		capacity := n.Status.Allocatable.Pods().Value()
 		if capacity > 64 {
 			ginkgo.Skip(notSupported(fmt.Sprintf("node %s holds %d pods; filling it would take too long", node, capacity)))

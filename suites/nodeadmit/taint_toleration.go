@@ -33,13 +33,7 @@ const taintKey = "admission-conformance.io/no-execute"
 
 var _ = describe(rejectsTaintToleration, func(f *harness.Framework) {
 	ginkgo.It("fails an untolerating pod with Reason TaintToleration", func(ctx ginkgo.SpecContext) {
-		node := builtInNode(f)
-		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		if n.Labels[nodes.HollowLabel] != "true" {
-			ginkgo.Skip(notSupported("node " + node + " is not one of the harness's hollow nodes, and a NoExecute taint " +
-				"would evict every pod on it that does not tolerate the taint"))
-		}
+		node := hollowNode(ctx, f, taintingEvictsOthers).Name
 		taint := corev1.Taint{Key: taintKey, Value: f.Namespace, Effect: corev1.TaintEffectNoExecute}
 		gomega.Expect(setTaint(ctx, f, node, &taint)).To(gomega.Succeed())
 		ginkgo.DeferCleanup(setTaint, f, node, (*corev1.Taint)(nil))
