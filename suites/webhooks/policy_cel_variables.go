@@ -45,7 +45,10 @@ var policyCELVariables = spec.Spec{
 // nothing else.
 const (
 	celLimitedUser = "admission-conformance:cel-limited"
-	celAuthzRole   = "cel-authz"
+	// celAdminUser is the cluster admin a case impersonates (in group
+	// system:masters), whatever identity runs the harness.
+	celAdminUser = "admission-conformance:cel-admin"
+	celAuthzRole = "cel-authz"
 	// celGrantedSA is a service account name the same binding grants, so
 	// authorizer.serviceAccount(namespace, celGrantedSA) is allowed what
 	// the Role allows.
@@ -275,9 +278,14 @@ var _ = harness.Describe(policyCELVariables, func(f *harness.Framework) {
 			_, err := client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, configMap(f, name, map[string]string{"sa": sa}), metav1.CreateOptions{})
 			return err
 		}
-		gomega.Expect(create(f.Client, "admin-nobody", "nobody")).To(gomega.Succeed(),
+		// The admin is a member of system:masters by impersonation, not the
+		// harness's own identity: an in-cluster run's service account may
+		// not get /metrics, and the checks are about what the requester may
+		// do, whoever runs the harness.
+		admin := impersonating(f, rest.ImpersonationConfig{UserName: celAdminUser, Groups: []string{"system:masters"}})
+		gomega.Expect(create(admin, "admin-nobody", "nobody")).To(gomega.Succeed(),
 			"the cluster admin may do everything checked, and service account nobody may not create configmaps: admitted")
-		expectPolicyDenial(create(f.Client, "admin-granted", celGrantedSA), http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+		expectPolicyDenial(create(admin, "admin-granted", celGrantedSA), http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
 			vapDenied(f, "authz", "authorizer.serviceAccount: the named service account may create configmaps"))
 		expectPolicyDenial(create(limited, "other", "nobody"), http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
 			vapDenied(f, "authz", "authorizer.requestResource: the requester may not get the object it creates"))
