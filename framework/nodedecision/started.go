@@ -13,17 +13,12 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 )
 
-// DecideStarted is Decide for a pod that never runs (a regular init
-// container that never ends, or a runtime handler a real node lacks): it
-// creates pod and waits (up to the ObjectState bound) until its node either
-// rejects it (phase Failed) or shows it admitted it: the first status the
-// kubelet writes for an admitted pod, phase Pending with status.startTime
-// (k8s.io/kubernetes pkg/kubelet/status sets startTime on a pod's first
-// status; a rejected pod's first status is already Failed), or init
-// running. Waiting for init alone failed on kind: a real node has no
-// runtime handler "overhead", so the admitted pod's sandbox is never made.
-// Init containers using Image get the same local image as Decide gives the
-// containers.
+// DecideStarted is Decide for a pod whose regular init container init
+// never ends (a fake runtime ends no container; the pause image never
+// exits): it creates pod and waits (up to the ObjectState bound) until its
+// node either rejects it (phase Failed) or runs init, which shows the node
+// admitted it though the pod stays Pending. Init containers using Image
+// get the same local image as Decide gives the containers.
 func DecideStarted(ctx context.Context, f *harness.Framework, pod *corev1.Pod, init string) (nodes.Decision, error) {
 	ctx, stop := f.Env.WatchNode(ctx, pod.Spec.NodeName)
 	defer stop()
@@ -54,10 +49,6 @@ func DecideStarted(ctx context.Context, f *harness.Framework, pod *corev1.Pod, i
 				d = nodes.Decision{Pod: cur, Latency: time.Since(start)}
 				return true, nil
 			}
-			if cur.Status.Phase == corev1.PodPending && cur.Status.StartTime != nil {
-				d = nodes.Decision{Pod: cur, Admitted: true, Latency: time.Since(start)}
-				return true, nil
-			}
 			for _, s := range cur.Status.InitContainerStatuses {
 				if s.Name == init && s.State.Running != nil {
 					d = nodes.Decision{Pod: cur, Admitted: true, Latency: time.Since(start)}
@@ -74,7 +65,7 @@ func DecideStarted(ctx context.Context, f *harness.Framework, pod *corev1.Pod, i
 		if last != nil {
 			phase = last.Status.Phase
 		}
-		return nodes.Decision{Pod: last}, fmt.Errorf("node %s neither rejected pod %s nor wrote an admitted pod's status (Pending with a start time) nor ran its init container %s within %s (phase %s): %w",
+		return nodes.Decision{Pod: last}, fmt.Errorf("node %s neither rejected pod %s nor ran its init container %s within %s (phase %s): %w",
 			pod.Spec.NodeName, pod.Name, init, f.Bounds.ObjectState.Duration, phase, err)
 	}
 	return d, nil

@@ -191,9 +191,8 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 		gomega.Expect(cpuOf(fits)).To(gomega.Equal(left), "the case's own arithmetic")
 
 		// A regular init container never ends here (fake runtime, pause
-		// image): the pod stays Pending, and the status the kubelet writes
-		// for it (or the init container running) shows the node admitted
-		// it.
+		// image): the pod stays Pending, and the node running that
+		// container shows it admitted the pod.
 		d, err := nodedecision.DecideStarted(ctx, f, over, "init")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectRejected(ctx, f, d, rejection{reason: outOf(corev1.ResourceCPU), message: insufficient(corev1.ResourceCPU, left+1, used, capacity)})
