@@ -285,7 +285,7 @@ current-context: x
 		{"pod role with flags", []string{"run", "--options", podKubeconfig(validPod), "--suite", "ordering"}, "give no flag with it"},
 		{"worker role", []string{"run", "--options", file("options-worker.yaml", "child: {worker: {parentPID: 1, attach: /nonexistent/attach.json}}\n")}, "worker's own"},
 		{"worker role without attach", []string{"run", "--options", file("options-worker-no-attach.yaml", "child: {worker: {parentPID: 1}}\n")}, "child.worker needs attach"},
-		{"two roles", []string{"run", "--options", file("options-two-roles.yaml", "child: {worker: {attach: a}, pod: {runID: abc}}\n")}, "give one of worker and pod"},
+		{"two roles", []string{"run", "--options", file("options-two-roles.yaml", "child: {worker: {attach: a}, pod: {runID: abc}}\n")}, "give one of worker, pod and plane"},
 		{"kind image not a reference", []string{"run", "--provider", "kind", "--kind-image", "kindest/node:v1..x:y"}, `--kind-image "kindest/node:v1..x:y"`},
 		{"kind topology unknown", []string{"run", "--provider", "kind", "--kind-topology", "star"}, `"star"`},
 		{"kind cluster name", []string{"run", "--provider", "kind", "--kind-cluster", "Bad_Name"}, `--kind-cluster "Bad_Name"`},

@@ -153,8 +153,11 @@ type Load struct {
 	// APIServers replicas.
 	ControlPlane bool
 	APIServers   int
-	Nodes        int
-	Workers      int
+	// PropagationPlane: a second embedded control plane, as many replicas,
+	// runs in a child process (a parallel run's propagation plane).
+	PropagationPlane bool
+	Nodes            int
+	Workers          int
 	// KindNodes are kind node containers on this host.
 	KindNodes int
 	// Clients are matrix targets' client processes.
@@ -169,9 +172,17 @@ type Load struct {
 func (l Load) Bytes() int64 {
 	b := ClientBytes // this process, a client
 	if l.ControlPlane {
-		b = BaseBytes + int64(max(l.APIServers-1, 0))*APIServerBytes
+		b = int64(l.planes()) * (BaseBytes + int64(max(l.APIServers-1, 0))*APIServerBytes)
 	}
 	return b + int64(l.Nodes)*NodeBytes + int64(l.Workers)*WorkerBytes + int64(l.KindNodes)*KindNodeBytes + int64(l.Clients)*ClientBytes
+}
+
+// planes is how many embedded control planes the load runs.
+func (l Load) planes() int {
+	if l.PropagationPlane {
+		return 2
+	}
+	return 1
 }
 
 // Part is a kind of count a ceiling is for.
@@ -227,13 +238,18 @@ func (m Machine) Ceiling(p Part, l Load) Ceiling {
 			rest.Clients = 0
 		}
 		free := m.MemAvailable - m.KeepFree() - rest.Bytes()
-		n := int(max(free, 0) / info.bytes)
+		each, per := info.bytes, info.each
+		if p == APIServers && l.planes() > 1 {
+			each *= int64(l.planes())
+			per = fmt.Sprintf("replica on each of %d control planes", l.planes())
+		}
+		n := int(max(free, 0) / each)
 		if p == APIServers {
 			n++ // the first is the rest's
 		}
 		c.Max = n
 		limits = append(limits, fmt.Sprintf("memory: (%s available − %s kept free − %s for the rest) / %s per %s",
-			gib(m.MemAvailable), gib(m.KeepFree()), gib(rest.Bytes()), mib(info.bytes), info.each))
+			gib(m.MemAvailable), gib(m.KeepFree()), gib(rest.Bytes()), mib(each), per))
 	}
 	cpu, how := -1, ""
 	// A longer clusterStart bound lets more start, but their load stays

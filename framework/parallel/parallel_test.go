@@ -138,6 +138,9 @@ func (r *recorder) run(u Unit) {
 	r.mu.Lock()
 	name := u.Spec.ShortName
 	for other, o := range r.running {
+		if u.OnPlane != o.OnPlane {
+			continue // another control plane: nothing to keep apart
+		}
 		if u.Serial() || o.Serial() {
 			r.t.Errorf("%s started beside %s, one of them serial", name, other)
 		}
@@ -203,7 +206,7 @@ func TestScheduleKeepsIsolationAndTheWorkerLimit(t *testing.T) {
 			return false
 		}
 	}
-	time.AfterFunc(50*time.Millisecond, func() { up.Do(func() { close(nodes) }) })
+	time.AfterFunc(200*time.Millisecond, func() { up.Do(func() { close(nodes) }) })
 	r := &recorder{t: t, running: map[string]Unit{}, nodesUp: nodesUp}
 	notStarted := Schedule(context.Background(), units, 3, 1, nodes, r.run)
 	if len(notStarted) != 0 {
@@ -215,10 +218,51 @@ func TestScheduleKeepsIsolationAndTheWorkerLimit(t *testing.T) {
 	if r.maxRunning != 3 {
 		t.Errorf("at most %d ran at once, want the 3 workers busy", r.maxRunning)
 	}
-	// Serial units come last.
+	// While the nodes start, the serial units (which need none) come
+	// first.
+	first := r.order[:2]
+	if !(contains(first, "ParallelTestAlone") && contains(first, "ParallelTestAlone2")) {
+		t.Errorf("order %v: the serial units did not run first while the nodes started", r.order)
+	}
+	// With the nodes up from the start, they come last.
+	r = &recorder{t: t, running: map[string]Unit{}, nodesUp: nodesUp}
+	Schedule(context.Background(), units, 3, 1, nil, r.run)
 	last := r.order[len(r.order)-2:]
 	if !(contains(last, "ParallelTestAlone") && contains(last, "ParallelTestAlone2")) {
 		t.Errorf("order %v: the serial units are not last", r.order)
+	}
+}
+
+func TestPlaneUnitsRunBesideTheClusterAndItsSerialUnits(t *testing.T) {
+	var units []Unit
+	for _, name := range []string{"ParallelTestWritesWebhooks", "ParallelTestWritesPolicies", "ParallelTestQuietWebhooks", "ParallelTestQuietPolicies", "ParallelTestAlone"} {
+		u := Unit{Spec: testSpecs[name], Estimate: 20 * time.Millisecond, Cases: []string{name + " case"}}
+		if len(u.Spec.Isolation.Quiet) > 0 {
+			u.OnPlane, u.Estimate = true, 200*time.Millisecond
+		}
+		units = append(units, u)
+	}
+	r := &recorder{t: t, running: map[string]Unit{}}
+	began := time.Now()
+	if notStarted := ScheduleWithPlane(context.Background(), units, 4, 2, 1, nil, r.run); len(notStarted) != 0 {
+		t.Fatalf("not started: %v", notStarted)
+	}
+	// The cluster's writers and its serial unit did not wait for the
+	// plane's quiet windows: all three ran while the plane's ran, at once.
+	if took := time.Since(began); took > 350*time.Millisecond {
+		t.Errorf("the run took %s: the cluster's units waited for the plane's (200 ms)", took)
+	}
+	if r.maxRunning < 3 {
+		t.Errorf("at most %d ran at once, want both plane units beside a cluster unit", r.maxRunning)
+	}
+	// The same units without a plane: the writers wait for the windows.
+	for i := range units {
+		units[i].OnPlane = false
+	}
+	r = &recorder{t: t, running: map[string]Unit{}}
+	ScheduleWithPlane(context.Background(), units, 4, 2, 1, nil, r.run)
+	if first := r.order[:2]; !contains(first, "ParallelTestQuietWebhooks") || !contains(first, "ParallelTestQuietPolicies") {
+		t.Errorf("order %v: without a plane the quiet windows did not start first", r.order)
 	}
 }
 

@@ -26,6 +26,11 @@ type Unit struct {
 	// NeedsNodes: the spec places pods on nodes (it waits for them when
 	// they start after the control plane).
 	NeedsNodes bool
+	// OnPlane: the unit runs on the run's propagation plane, a second
+	// control plane beside the cluster (internal/engine's plane.go), whose
+	// quiet windows are its own: it holds them there, and the cluster's
+	// writers never wait for it.
+	OnPlane bool
 	// NodeSlot is the node a unit holding spec.NodesState was given by
 	// Schedule, when the run has several alike (0 otherwise): its cases use
 	// the NodeSlot-th node with the capability they need (the worker's

@@ -24,24 +24,37 @@ var writesKind = map[features.Name]quiet.Kind{
 // starting and then waiting at the gate).
 func quietState(k quiet.Kind) string { return "quiet:" + string(k) }
 
+// planeQuietState is the quiet window of the kind on the propagation
+// plane, which no unit of the cluster shares.
+func planeQuietState(k quiet.Kind) string { return quietState(k) + "@plane" }
+
 // holds is every state the unit holds exclusively.
 func (u Unit) holds() []string {
 	iso := u.Spec.Isolation
 	out := slices.Clone(iso.Exclusive)
 	for _, k := range iso.Quiet {
-		out = append(out, quietState(k))
+		if u.OnPlane {
+			out = append(out, planeQuietState(k))
+		} else {
+			out = append(out, quietState(k))
+		}
 	}
 	return out
 }
 
 // shares is every state the unit shares: its declared ones and the quiet
-// windows of the kinds its features write, unless it holds them.
+// windows of the kinds its features write (on its plane), unless it holds
+// them.
 func (u Unit) shares() []string {
 	out := slices.Clone(u.Spec.Isolation.Shares)
 	held := u.holds()
+	state := quietState
+	if u.OnPlane {
+		state = planeQuietState
+	}
 	for _, f := range u.Spec.Features {
 		k, ok := writesKind[f]
-		if s := quietState(k); ok && !slices.Contains(held, s) && !slices.Contains(out, s) {
+		if s := state(k); ok && !slices.Contains(held, s) && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

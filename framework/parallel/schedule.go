@@ -17,7 +17,8 @@ import (
 // then its sharers together (a sharer starts once no holder is left), since
 // every holder waits for every sharer running. A unit needing nodes waits
 // until nodesReady is closed (nil: ready now). Serial units run after all
-// others, one at a time, with nothing beside them. Among the units that may
+// others, one at a time, with nothing beside them; those that need no node
+// run first instead while the nodes start. Among the units that may
 // start, the one at the head of the longest chain of holders goes first,
 // then the longest (see priority).
 //
@@ -101,6 +102,20 @@ func Schedule(ctx context.Context, units []Unit, workers, nodeSlots int, nodesRe
 			holdersLeft[s]++
 		}
 	}
+	// While the nodes start, the serial units that need none run first,
+	// one at a time: nothing that needs the nodes could run meanwhile
+	// anyway, and the run's longest path is the nodes' specs after them.
+	for _, i := range priority(units, serial) {
+		if nodesUp() || ctx.Err() != nil {
+			break
+		}
+		if units[i].NeedsNodes {
+			continue
+		}
+		start(i)
+		release(<-finished)
+		serial = slices.DeleteFunc(serial, func(j int) bool { return j == i })
+	}
 	for len(pending) > 0 {
 		if ctx.Err() != nil {
 			for running > 0 {
@@ -180,4 +195,35 @@ func Schedule(ctx context.Context, units []Unit, workers, nodeSlots int, nodesRe
 		release(<-finished)
 	}
 	return nil
+}
+
+// ScheduleWithPlane is Schedule for a run with a propagation plane: the
+// units on the plane (Unit.OnPlane) run there with up to planeWorkers at a
+// time, beside the cluster's units, which Schedule runs with up to workers.
+// The plane is another control plane: a serial unit runs alone among the
+// cluster's units, while the plane's go on. It returns the indexes of the
+// units never started, of both.
+func ScheduleWithPlane(ctx context.Context, units []Unit, workers, planeWorkers, nodeSlots int, nodesReady <-chan struct{}, run func(Unit)) (notStarted []int) {
+	var onCluster, onPlane []Unit
+	var clusterIndex, planeIndex []int
+	for i, u := range units {
+		if u.OnPlane {
+			onPlane, planeIndex = append(onPlane, u), append(planeIndex, i)
+		} else {
+			onCluster, clusterIndex = append(onCluster, u), append(clusterIndex, i)
+		}
+	}
+	if len(onPlane) == 0 {
+		return Schedule(ctx, units, workers, nodeSlots, nodesReady, run)
+	}
+	planeDone := make(chan []int, 1)
+	go func() { planeDone <- Schedule(ctx, onPlane, planeWorkers, 1, nil, run) }()
+	for _, i := range Schedule(ctx, onCluster, workers, nodeSlots, nodesReady, run) {
+		notStarted = append(notStarted, clusterIndex[i])
+	}
+	for _, i := range <-planeDone {
+		notStarted = append(notStarted, planeIndex[i])
+	}
+	slices.Sort(notStarted)
+	return notStarted
 }

@@ -27,11 +27,15 @@ type Isolation struct {
 	// beside one holding it exclusive.
 	Shares []string `json:"shares,omitempty"`
 	// Quiet names the configuration kinds whose enforcement the spec
-	// measures: while one of its cases runs, no other case of the run
-	// writes a configuration of those kinds (see package quiet), so a
-	// neighbour's churn cannot refresh the apiserver's view early and hide
-	// a late one. Other cases run on meanwhile; only their writes of those
-	// kinds wait.
+	// measures, or whose every configuration its observation counts:
+	// while one of its cases runs, no other case of the run writes a
+	// configuration of those kinds (see package quiet), so a neighbour's
+	// churn cannot refresh the apiserver's view early and hide a late one.
+	// Other cases run on meanwhile; only their writes of those kinds wait.
+	// A parallel embedded run runs such specs (those placing no pod on a
+	// node) on its propagation plane, a second control plane where every
+	// spec holds the windows of its kinds: a spec that is also Serial holds
+	// its windows there instead of running alone.
 	Quiet []quiet.Kind `json:"quiet,omitempty"`
 	// Reason says why, in one sentence; required unless the isolation is
 	// zero.

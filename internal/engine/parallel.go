@@ -19,6 +19,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/report/history"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/rundir"
@@ -46,10 +47,10 @@ import (
 // error is the nodes' failing to start after the control plane
 // (backgroundNodes), or workers that --repeat needs and that cannot be set
 // up: a cluster that could not be set up.
-func runSpecs(out io.Writer, o runconfig.Config, env *harness.Env, runOpts runner.Options) (results.Results, error) {
+func runSpecs(out io.Writer, o runconfig.Config, env *harness.Env, runOpts runner.Options, pl *plane) (results.Results, error) {
 	workers := o.Workers()
 	if o.Repeat > 1 || (workers > 1 && o.SelectedSpecs() > 1) {
-		p, err := newParallelRun(o, env, runOpts)
+		p, err := newParallelRun(o, env, runOpts, pl)
 		if err == nil {
 			defer p.close()
 			return p.run(workers)
@@ -81,8 +82,10 @@ type parallelRun struct {
 	runOpts runner.Options
 	dir     string // private work dir: attach file, workers' reports and output
 	attach  string
-	router  *parallel.Router
-	relay   *parallel.Relay
+	// plane is the run's propagation plane (plane.go), or nil.
+	plane  *plane
+	router *parallel.Router
+	relay  *parallel.Relay
 
 	mu       sync.Mutex
 	outcomes []results.Spec
@@ -92,12 +95,12 @@ type parallelRun struct {
 	workers childproc.Group
 }
 
-func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options) (_ *parallelRun, err error) {
+func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options, pl *plane) (_ *parallelRun, err error) {
 	dir, err := rundir.Create("", rundir.ParallelPrefix)
 	if err != nil {
 		return nil, err
 	}
-	p := &parallelRun{o: o, env: env, runOpts: runOpts, dir: dir, attach: filepath.Join(dir, "attach.json"),
+	p := &parallelRun{o: o, env: env, runOpts: runOpts, dir: dir, attach: filepath.Join(dir, "attach.json"), plane: pl,
 		failures: map[string]string{}}
 	defer func() {
 		if err != nil {
@@ -217,14 +220,26 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 	if !p.env.ScopedInitializers() {
 		parallel.HoldShared(units, spec.InitializersState)
 	}
-	total, serial := 0, 0
-	for _, u := range units {
+	total, serial, onPlane := 0, 0, 0
+	for i := range units {
+		u := &units[i]
 		total += len(u.Cases)
+		if p.plane != nil && runconfig.OnPropagationPlane(u.Spec) {
+			// On the plane every spec holds the windows of the kinds it
+			// writes, so holding its own is what running alone gives it
+			// on the cluster (spec.Isolation.Serial).
+			u.OnPlane, u.Spec.Isolation.Serial = true, false
+			onPlane++
+		}
 		if u.Serial() {
 			serial++
 		}
 	}
-	header := fmt.Sprintf("\n%d spec(s) in up to %d worker processes at once (%d of them alone)", len(units), workers, serial)
+	header := fmt.Sprintf("\n%d spec(s) in up to %d worker processes at once (%d of them alone", len(units), workers, serial)
+	if onPlane > 0 {
+		header += fmt.Sprintf(", %d measuring propagation on the propagation plane", onPlane)
+	}
+	header += ")"
 	if p.o.Repeat > 1 {
 		header += fmt.Sprintf("; each case %d times, the repetitions of a spec one after another", p.o.Repeat)
 		if p.o.RepeatOnlyMeasured {
@@ -286,7 +301,9 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 	}()
 
 	began := time.Now()
-	notStarted := parallel.Schedule(ctx, units, workers, p.o.NodeSlots(), nodesReady, func(u parallel.Unit) {
+	// The plane's units run one per configuration kind at a time (each
+	// holds its kind's quiet window there), beside the cluster's workers.
+	notStarted := parallel.ScheduleWithPlane(ctx, units, workers, len(quiet.Kinds), p.o.NodeSlots(), nodesReady, func(u parallel.Unit) {
 		progress.Running(u.Name())
 		start := time.Now()
 		if p.o.Repeat > 1 {
@@ -298,7 +315,7 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 			}
 			return
 		}
-		outcomes, details := p.runUnit(u)
+		outcomes, details := p.runUnitWhenReady(ctx, u)
 		p.trace(u, start.Sub(began), time.Since(start))
 		progress.Stopped(u.Name())
 		for _, s := range outcomes {

@@ -63,6 +63,9 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	if o.Worker() != nil {
 		return runAsWorker(out, o) // a worker of a parallel run (worker.go)
 	}
+	if o.Plane() != nil {
+		return servePlane(out, o) // a parallel run's propagation plane (plane.go)
+	}
 	claimed, _ := features.Parse(o.SupportedFeatures)          // validated in load
 	impl, _ := runconfig.ImplementationOrNil(o.Implementation) // validated in load
 
@@ -70,9 +73,11 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	// interrupts); restoreStderr is set once stderr goes to components.log.
 	var restoreStderr atomic.Pointer[func()]
 	var specsStarted atomic.Bool
+	var propagationPlane atomic.Pointer[plane]
 	sig := interrupt.Watch(func(s os.Signal) {
 		// The children (hollow kubelets, parallel workers) would outlive
 		// this process for a moment, writing into its dirs.
+		propagationPlane.Load().kill()
 		removed := interrupt.RemoveOwnDirs()
 		// Only now: components still running log to stderr until the exit.
 		if restore := restoreStderr.Load(); restore != nil {
@@ -174,6 +179,20 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	provider := newProvider(o, componentLog, logger)
 	started := time.Now()
 	fmt.Fprintf(out, "starting %s cluster...\n", provider.Name())
+	// The propagation plane boots beside the cluster, at the same time.
+	var pl *plane
+	if o.PropagationPlane() {
+		if pl, err = startPlane(o); err != nil {
+			fmt.Fprintf(out, "no propagation plane (%v): the specs measuring propagation run on the one control plane\n", err)
+			pl = nil
+		}
+		propagationPlane.Store(pl)
+	}
+	defer func() {
+		if stopErr := pl.stop(); stopErr != nil {
+			fmt.Fprintf(out, "warning: %v\n", stopErr)
+		}
+	}()
 	env, err = harness.Boot(sig.Ctx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger,
 		ReferenceInitializers: o.Initializers(), RunID: o.RunID()})
 	if s := sig.Received(); s != nil {
@@ -210,8 +229,9 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	stage = "the specs"
 	specsStarted.Store(true)
 	sig.RunningSpecs(true)
-	res, err := runSpecs(out, o, env, runOpts) // one after another, or in parallel (parallel.go)
+	res, err := runSpecs(out, o, env, runOpts, pl) // one after another, or in parallel (parallel.go)
 	sig.RunningSpecs(false)
+	pl.beginStop() // beside the cluster's tear-down
 	if err != nil {
 		_ = closeEnv()
 		if s := sig.Received(); s != nil {

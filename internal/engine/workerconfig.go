@@ -19,6 +19,10 @@ func (p *parallelRun) workerConfig(u parallel.Unit, rep int, reportDir string, f
 	c.Focus, c.Skip = focus, p.runOpts.Selection.Skip
 	c.ReportDir = reportDir
 	c.Bounds = p.o.Bounds
-	c.Child = &runconfig.Child{Worker: &runconfig.WorkerRole{ParentPID: os.Getpid(), Attach: p.attach, NodeSlot: u.NodeSlot, Repetition: rep}}
+	attach := p.attach
+	if u.OnPlane {
+		attach = p.plane.attach
+	}
+	c.Child = &runconfig.Child{Worker: &runconfig.WorkerRole{ParentPID: os.Getpid(), Attach: attach, NodeSlot: u.NodeSlot, Repetition: rep}}
 	return c
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,6 +27,21 @@ func (p *parallelRun) runUnit(u parallel.Unit) ([]results.Spec, string) {
 	}
 	p.mu.Unlock()
 	return outcomes, details
+}
+
+// runUnitWhenReady is runUnit once what u runs against is up: a unit on
+// the propagation plane waits for it, and fails, saying why, if it never
+// comes (an interrupt leaves it not run).
+func (p *parallelRun) runUnitWhenReady(ctx context.Context, u parallel.Unit) ([]results.Spec, string) {
+	if u.OnPlane {
+		if err := p.plane.wait(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ""
+			}
+			return p.failed(u, err.Error())
+		}
+	}
+	return p.runUnit(u)
 }
 
 // runWorker runs one worker for u: repetition rep of a run with --repeat

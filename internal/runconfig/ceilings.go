@@ -39,6 +39,7 @@ func (o *Config) hostLoad() ceilings.Load {
 	switch o.Provider {
 	case embedded.Name:
 		l.ControlPlane, l.APIServers, l.Nodes = true, o.APIServers, o.Nodes
+		l.PropagationPlane = o.PropagationPlane()
 	case kind.Name:
 		l.KindNodes = KindContainers(o.Kind.Topology)
 	}
@@ -65,7 +66,7 @@ func (o *Config) checkCeilings() error {
 	var checks []check
 	if l.ControlPlane {
 		checks = append(checks, check{fmt.Sprintf("--apiservers %d", o.APIServers), o.APIServers, 1, ceilings.APIServers},
-			check{fmt.Sprintf("--nodes %d", o.Nodes), o.Nodes, 1, ceilings.Nodes})
+			check{fmt.Sprintf("--nodes %d", o.Nodes), o.Nodes, Default().Nodes, ceilings.Nodes})
 	}
 	if !o.InCluster {
 		checks = append(checks, check{fmt.Sprintf("--parallel %d", o.Parallel), o.Parallel, DefaultWorkers(), ceilings.Workers})

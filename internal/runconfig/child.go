@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
@@ -28,6 +29,7 @@ const ChildSection = "child"
 type Child struct {
 	Worker *WorkerRole `json:"worker,omitempty"`
 	Pod    *PodRole    `json:"pod,omitempty"`
+	Plane  *PlaneRole  `json:"plane,omitempty"`
 }
 
 // WorkerRole makes a run a worker of a parallel run (the engine's
@@ -44,6 +46,18 @@ type WorkerRole struct {
 	// Repetition is the repetition of a run with --repeat the worker runs
 	// (1-based; 0: not repeated).
 	Repetition int `json:"repetition,omitempty"`
+}
+
+// PlaneRole makes a run a parallel run's propagation plane (the engine's
+// plane.go): a second embedded control plane of the same build and
+// options, for the specs that measure how fast configuration changes are
+// enforced. It boots the control plane, writes Attach (with SharedDir, the
+// plane's own quiet gate) for the workers of those specs, and serves until
+// its parent stops it or dies.
+type PlaneRole struct {
+	ParentPID int    `json:"parentPID"`
+	Attach    string `json:"attach"`
+	SharedDir string `json:"sharedDir"`
 }
 
 // PodRole makes a run an in-cluster run's pod: a kubeconfig-provider run
@@ -65,6 +79,14 @@ func (o *Config) Worker() *WorkerRole {
 		return nil
 	}
 	return o.Child.Worker
+}
+
+// Plane is the run's propagation plane role; nil unless it is one.
+func (o *Config) Plane() *PlaneRole {
+	if o.Child == nil {
+		return nil
+	}
+	return o.Child.Plane
 }
 
 // Pod is the run's pod role; nil unless it is an in-cluster run's pod.
@@ -141,10 +163,21 @@ func (o *Config) validateChild() error {
 	if o.Child == nil {
 		return nil
 	}
-	w, p := o.Child.Worker, o.Child.Pod
+	w, p, pl := o.Child.Worker, o.Child.Pod, o.Child.Plane
+	roles := 0
+	for _, set := range []bool{w != nil, p != nil, pl != nil} {
+		if set {
+			roles++
+		}
+	}
 	switch {
-	case (w == nil) == (p == nil):
-		return exitcode.Usagef("%s: give one of worker and pod", ChildSection)
+	case roles != 1:
+		return exitcode.Usagef("%s: give one of worker, pod and plane", ChildSection)
+	case pl != nil:
+		if pl.Attach == "" || pl.SharedDir == "" || o.InCluster || o.Provider != embedded.Name {
+			return exitcode.Usagef("%s.plane needs attach and sharedDir, and runs the embedded provider here", ChildSection)
+		}
+		return nil
 	case w != nil:
 		if w.Attach == "" || o.InCluster {
 			return exitcode.Usagef("%s.worker needs attach, and a worker runs here, not with inCluster", ChildSection)
@@ -177,6 +210,10 @@ func (o *Config) checkFromParent(otherFlags bool, namespaceFile string) error {
 	if w := o.Worker(); w != nil && w.ParentPID != os.Getppid() {
 		return exitcode.Usagef("options file: %s.worker is a parallel run's worker's own, written by the run that starts it (process %d, not this one's parent)",
 			ChildSection, w.ParentPID)
+	}
+	if p := o.Plane(); p != nil && p.ParentPID != os.Getppid() {
+		return exitcode.Usagef("options file: %s.plane is a parallel run's propagation plane's own, written by the run that starts it (process %d, not this one's parent)",
+			ChildSection, p.ParentPID)
 	}
 	if p := o.Pod(); p != nil {
 		ns, err := os.ReadFile(namespaceFile)

@@ -28,7 +28,10 @@ func TestChildFileRoundTrip(t *testing.T) {
 	worker.LabelFilter, worker.Focus, worker.Skip, worker.ReportDir = "spec:A", []string{"^x$"}, []string{"Slow"}, t.TempDir()
 	worker.Bounds.Spec.Duration *= 2
 	worker.Child = &Child{Worker: &WorkerRole{ParentPID: 42, Attach: "/run/attach.json", NodeSlot: 2, Repetition: 3}}
-	for _, c := range []Config{worker, podChild()} {
+	plane := Default()
+	plane.Nodes, plane.ReferenceInitializers, plane.APIServerArgs = 0, false, []string{"--v=2"}
+	plane.Child = &Child{Plane: &PlaneRole{ParentPID: 42, Attach: "/run/plane/attach.json", SharedDir: "/run/plane/shared"}}
+	for _, c := range []Config{worker, podChild(), plane} {
 		path := filepath.Join(t.TempDir(), "options.yaml")
 		if err := WriteChild(path, c); err != nil {
 			t.Fatal(err)
@@ -65,6 +68,14 @@ func TestChildSectionHasOneWholeRole(t *testing.T) {
 		"pod publish":        func(c *Config) { c.Child.Pod.PublishResults = "" },
 		"pod webhook host":   func(c *Config) { c.WebhookHost = "10.0.0.1" },
 		"pod with no listen": func(c *Config) { c.Child.Pod.WebhookListen = "8443" },
+		"pod and plane":      func(c *Config) { c.Child.Plane = &PlaneRole{Attach: "a", SharedDir: "s"} },
+		"plane attach": func(c *Config) {
+			c.Provider, c.Child = "embedded", &Child{Plane: &PlaneRole{SharedDir: "s"}}
+		},
+		"plane shared dir": func(c *Config) {
+			c.Provider, c.Child = "embedded", &Child{Plane: &PlaneRole{Attach: "a"}}
+		},
+		"plane not embedded": func(c *Config) { c.Child = &Child{Plane: &PlaneRole{Attach: "a", SharedDir: "s"}} },
 	} {
 		o := podChild()
 		c(&o)
@@ -77,6 +88,11 @@ func TestChildSectionHasOneWholeRole(t *testing.T) {
 	o := podChild()
 	if err := o.validateChild(); err != nil {
 		t.Errorf("a valid pod: %v", err)
+	}
+	o = Default()
+	o.Child = &Child{Plane: &PlaneRole{Attach: "a", SharedDir: "s"}}
+	if err := o.validateChild(); err != nil {
+		t.Errorf("a valid plane: %v", err)
 	}
 }
 
@@ -113,6 +129,15 @@ func TestChildSectionOnlyFromItsParent(t *testing.T) {
 	}
 	if err := pod.checkFromParent(false, nsFile); err != nil {
 		t.Errorf("the run's pod: %v", err)
+	}
+	plane := Default()
+	plane.Child = &Child{Plane: &PlaneRole{ParentPID: os.Getpid(), Attach: "a", SharedDir: "s"}}
+	if err := plane.CheckFromParent(false); err == nil || !strings.Contains(err.Error(), "propagation plane's own") {
+		t.Errorf("a plane not started by its writer: %v", err)
+	}
+	plane.Child.Plane.ParentPID = os.Getppid()
+	if err := plane.CheckFromParent(false); err != nil {
+		t.Errorf("a plane its parent started: %v", err)
 	}
 	plain := Default()
 	if err := plain.CheckFromParent(true); err != nil {

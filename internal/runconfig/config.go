@@ -70,6 +70,9 @@ type Config struct {
 	// NoCeilings skips checking the counts against what this machine
 	// holds (ceilings.go).
 	NoCeilings bool `json:"noCeilings,omitempty"`
+	// NoPropagationPlane runs the propagation specs on the run's one
+	// cluster (plane.go).
+	NoPropagationPlane bool `json:"noPropagationPlane,omitempty"`
 	// Child, only in the options file a run writes for a run it starts
 	// (a parallel run's worker, an in-cluster run's pod), is that run's
 	// role (child.go).
@@ -93,7 +96,7 @@ type Config struct {
 
 // Default is a run's configuration when nothing is given.
 func Default() Config {
-	return Config{Provider: "embedded", APIServers: 1, Nodes: 1, ReferenceInitializers: true, ReportDir: "_artifacts", Bounds: bounds.Defaults(), Repeat: 1}
+	return Config{Provider: "embedded", APIServers: 1, Nodes: 2, ReferenceInitializers: true, ReportDir: "_artifacts", Bounds: bounds.Defaults(), Repeat: 1}
 }
 
 // ReadFile reads an options file (YAML, Config's field names) over the

@@ -22,8 +22,4 @@ var (
 	// fillsTheNode: a full node rejects every pod bound to it.
 	fillsTheNode = spec.Isolation{Serial: true,
 		Reason: "fills a node to its pod capacity: any other pod bound or scheduled to it meanwhile is rejected"}
-	// measuresPluginParallelism: the pod's admission latency shows whether
-	// two slow plugins ran at once, with 1 s between the two outcomes.
-	measuresPluginParallelism = spec.Isolation{Serial: true,
-		Reason: "measures parallelism by timing: admission must take less than the time of two slow plugins, and other work on the machine adds to it"}
 )

@@ -23,7 +23,7 @@ var pluginsRunInParallel = spec.Spec{
 	Features:  pluginFeatures,
 	Profile:   spec.Reference,
 	Seed:      seedParallel,
-	Isolation: measuresPluginParallelism,
+	Isolation: installsPlugins,
 }
 
 // slowAnswer is how long each plugin takes.

@@ -27,12 +27,10 @@ var failOpenObservable = spec.Spec{
 	Description: "A request that a webhook failed open on carries the audit annotation failed-open.{mutation,validating}." +
 		"webhook.admission.k8s.io/round_R_index_N naming the webhook, and apiserver_admission_webhook_fail_open_count " +
 		"counts it.",
-	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.AuditLog, features.APIServerMetrics},
-	Profile:  spec.Extended,
-	Seed:     "002 We propose to allow initializers (and webhooks) to fail open; failing open must stay visible to admins",
-	Isolation: spec.Isolation{Serial: true,
-		Reason: "the mutating annotation's index_N counts every mutating webhook of the cluster (configurations sorted by name), " +
-			"so other specs' configurations coming and going would move it"},
+	Features:  []features.Name{features.MutatingWebhook, features.ValidatingWebhook, features.AuditLog, features.APIServerMetrics},
+	Profile:   spec.Extended,
+	Seed:      "002 We propose to allow initializers (and webhooks) to fail open; failing open must stay visible to admins",
+	Isolation: countsMutatingWebhooks,
 }
 
 const failOpenMetric = "apiserver_admission_webhook_fail_open_count"

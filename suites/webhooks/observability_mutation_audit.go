@@ -27,11 +27,10 @@ var mutationAuditAnnotations = spec.Spec{
 		"mutated: whether the call changed the object) on the request's audit event, and every patch applied leaves " +
 		"patch.webhook.admission.k8s.io/round_R_index_N (configuration, webhook, patch, patchType) in events at level Request, " +
 		"never at Metadata.",
-	Features: []features.Name{features.MutatingWebhook, features.AuditLog},
-	Profile:  spec.Extended,
-	Seed:     "k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/mutating/dispatcher.go (mutation and patch audit annotations, kubernetes PR 77824)",
-	Isolation: spec.Isolation{Serial: true,
-		Reason: "index_N counts every mutating webhook of the cluster (configurations sorted by name), so other specs' configurations coming and going would move it"},
+	Features:  []features.Name{features.MutatingWebhook, features.AuditLog},
+	Profile:   spec.Extended,
+	Seed:      "k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/mutating/dispatcher.go (mutation and patch audit annotations, kubernetes PR 77824)",
+	Isolation: countsMutatingWebhooks,
 }
 
 const (

@@ -119,6 +119,12 @@ var (
 		Reason: "it measures how fast webhook configuration changes are enforced; other cases' webhook configuration writes would refresh the apiserver's list early"}
 	validatingPolicyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.ValidatingAdmissionPolicies},
 		Reason: "it measures how fast validating policy and binding changes are enforced; other cases' writes of them would make the apiserver recompile early"}
+	// countsMutatingWebhooks: the audit annotations' index_N counts every
+	// mutating webhook of the cluster (configurations sorted by name), so
+	// another case's configuration coming or going while the case runs
+	// would move it; the webhook configuration window keeps them still.
+	countsMutatingWebhooks = spec.Isolation{Quiet: []quiet.Kind{quiet.WebhookConfigurations},
+		Reason: "the audit annotations' index_N counts every mutating webhook of the cluster (configurations sorted by name), so other cases' configurations coming and going would move it"}
 	mutatingPolicyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.MutatingAdmissionPolicies},
 		Reason: "it measures how fast mutating policy and binding changes are enforced; other cases' writes of them would make the apiserver recompile early"}
 )

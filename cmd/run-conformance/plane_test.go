@@ -1,0 +1,46 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+)
+
+// TestPropagationPlaneOnlyForParallelEmbeddedRunsOfPropagationSpecs: the
+// plane starts for a parallel embedded run that may select a spec measuring
+// propagation, and for nothing else.
+func TestPropagationPlaneOnlyForParallelEmbeddedRunsOfPropagationSpecs(t *testing.T) {
+	if d := runconfig.Default(); !d.PropagationPlane() {
+		t.Error("the default run (embedded, parallel, every spec) starts no plane")
+	}
+	for name, change := range map[string]func(*runconfig.Config){
+		"--no-propagation-plane": func(c *runconfig.Config) { c.NoPropagationPlane = true },
+		"kind":                   func(c *runconfig.Config) { c.Provider = "kind" },
+		"kubeconfig":             func(c *runconfig.Config) { c.Provider, c.Kubeconfig = "kubeconfig", "k" },
+		"--parallel 1":           func(c *runconfig.Config) { c.Parallel = 1 },
+		"--repeat 3":             func(c *runconfig.Config) { c.Repeat = 3 },
+		"no propagation spec":    func(c *runconfig.Config) { c.Suites = []string{"nodeadmit"} },
+		"a worker":               func(c *runconfig.Config) { c.Child = &runconfig.Child{Worker: &runconfig.WorkerRole{Attach: "a"}} },
+	} {
+		c := runconfig.Default()
+		change(&c)
+		if c.PropagationPlane() {
+			t.Errorf("%s: starts a plane", name)
+		}
+	}
+	// Every spec on the plane measures a quiet window and needs no node;
+	// there is at least one of them.
+	n := 0
+	for _, s := range spec.All() {
+		if runconfig.OnPropagationPlane(s) {
+			n++
+			if len(s.Isolation.Quiet) == 0 || runconfig.UsesNodes(s) {
+				t.Errorf("%s is on the plane: quiet %v, uses nodes %v", s.ShortName, s.Isolation.Quiet, runconfig.UsesNodes(s))
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no registered spec runs on the plane")
+	}
+}
