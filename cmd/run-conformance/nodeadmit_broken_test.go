@@ -187,13 +187,13 @@ func TestNodesStartOnlyWhenTheSelectionCanIncludeNodeadmit(t *testing.T) {
 		args []string
 		want int
 	}{
-		{nil, 1},
+		{nil, 2}, // the default
 		{[]string{"--nodes", "3"}, 3},
-		{[]string{"--suite", "nodeadmit"}, 1},
+		{[]string{"--suite", "nodeadmit"}, 2},
 		{[]string{"--suite", "ordering"}, 0},
 		{[]string{"--profile", "core"}, 0},
 		{[]string{"--label-filter", "suite:ordering"}, 0},
-		{[]string{"--label-filter", "feature:NodeAdmissionPlugins"}, 1},
+		{[]string{"--label-filter", "feature:NodeAdmissionPlugins"}, 2},
 		{[]string{"--nodes", "0", "--suite", "nodeadmit"}, 0},
 	} {
 		o := defaultRunOptions()

@@ -11,8 +11,13 @@ import (
 // plane starts for a parallel embedded run that may select a spec measuring
 // propagation, and for nothing else.
 func TestPropagationPlaneOnlyForParallelEmbeddedRunsOfPropagationSpecs(t *testing.T) {
-	if d := runconfig.Default(); !d.PropagationPlane() {
-		t.Error("the default run (embedded, parallel, every spec) starts no plane")
+	if d := runconfig.Default(); d.PropagationPlanes() != runconfig.MaxPropagationPlanes {
+		t.Errorf("the default run (embedded, parallel, every spec) starts %d planes, want %d", d.PropagationPlanes(), runconfig.MaxPropagationPlanes)
+	}
+	one := runconfig.Default()
+	one.LabelFilter = "spec:PolicyFieldChanges || spec:WebhookFieldChanges || spec:MatchingScope"
+	if n := one.PropagationPlanes(); n != 1 {
+		t.Errorf("a run of one validating policy and one webhook propagation spec starts %d planes, want 1", n)
 	}
 	for name, change := range map[string]func(*runconfig.Config){
 		"--no-propagation-plane": func(c *runconfig.Config) { c.NoPropagationPlane = true },
@@ -25,7 +30,7 @@ func TestPropagationPlaneOnlyForParallelEmbeddedRunsOfPropagationSpecs(t *testin
 	} {
 		c := runconfig.Default()
 		change(&c)
-		if c.PropagationPlane() {
+		if c.PropagationPlanes() != 0 {
 			t.Errorf("%s: starts a plane", name)
 		}
 	}

@@ -63,7 +63,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	o.addInClusterFlags(fs)
 	fs.BoolVar(&o.NoCeilings, runconfig.NoCeilingsFlag, o.NoCeilings, noCeilingsHelp)
 	fs.BoolVar(&o.NoPropagationPlane, runconfig.NoPropagationPlaneFlag, o.NoPropagationPlane,
-		"run the specs that measure how fast configuration changes are enforced on the run's one control plane, holding the other specs' writes of their kind off, instead of on a second control plane of the same build beside it (provider embedded, parallel runs; see docs/parallel-runs.md)")
+		"run the specs that measure how fast configuration changes are enforced on the run's one control plane, holding the other specs' writes of their kind off, instead of on propagation planes, further control planes of the same build beside it (provider embedded, parallel runs; see docs/parallel-runs.md)")
 	fs.StringArrayVar(&o.boundFlags, "bound", o.boundFlags, "override one bound, name=duration, repeatable; names: "+strings.Join(bounds.Keys(), ", "))
 }
 

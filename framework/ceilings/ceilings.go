@@ -153,11 +153,12 @@ type Load struct {
 	// APIServers replicas.
 	ControlPlane bool
 	APIServers   int
-	// PropagationPlane: a second embedded control plane, as many replicas,
-	// runs in a child process (a parallel run's propagation plane).
-	PropagationPlane bool
-	Nodes            int
-	Workers          int
+	// PropagationPlanes are further embedded control planes, as many
+	// replicas each, in child processes (a parallel run's propagation
+	// planes).
+	PropagationPlanes int
+	Nodes             int
+	Workers           int
 	// KindNodes are kind node containers on this host.
 	KindNodes int
 	// Clients are matrix targets' client processes.
@@ -178,12 +179,7 @@ func (l Load) Bytes() int64 {
 }
 
 // planes is how many embedded control planes the load runs.
-func (l Load) planes() int {
-	if l.PropagationPlane {
-		return 2
-	}
-	return 1
-}
+func (l Load) planes() int { return 1 + l.PropagationPlanes }
 
 // Part is a kind of count a ceiling is for.
 type Part int

@@ -40,6 +40,8 @@ var testSpecs = func() map[string]spec.Spec {
 		"ParallelTestSharer2": iso(false, nil, []string{spec.NodesState}),
 		"ParallelTestAlone":   iso(true, nil, nil),
 		"ParallelTestAlone2":  iso(true, nil, nil),
+		"ParallelTestFills1":  iso(true, []string{spec.NodesState}, nil),
+		"ParallelTestFills2":  iso(true, []string{spec.NodesState}, nil),
 		"ParallelTestInit":    iso(false, nil, []string{spec.InitializersState}),
 	} {
 		out[name] = spec.Register(spec.Spec{ShortName: name, Suite: "webhooks", Description: "d", Profile: spec.Core, Seed: "s", Isolation: i})
@@ -138,10 +140,11 @@ func (r *recorder) run(u Unit) {
 	r.mu.Lock()
 	name := u.Spec.ShortName
 	for other, o := range r.running {
-		if u.OnPlane != o.OnPlane {
+		if u.Plane != o.Plane {
 			continue // another control plane: nothing to keep apart
 		}
-		if u.Serial() || o.Serial() {
+		bothOnNodes := r.nodeSlots > 1 && u.Serial() && o.Serial() && holdsNode(u) && holdsNode(o) && u.NodeSlot != o.NodeSlot
+		if (u.Serial() || o.Serial()) && !bothOnNodes {
 			r.t.Errorf("%s started beside %s, one of them serial", name, other)
 		}
 		for _, s := range u.holds() {
@@ -238,13 +241,13 @@ func TestPlaneUnitsRunBesideTheClusterAndItsSerialUnits(t *testing.T) {
 	for _, name := range []string{"ParallelTestWritesWebhooks", "ParallelTestWritesPolicies", "ParallelTestQuietWebhooks", "ParallelTestQuietPolicies", "ParallelTestAlone"} {
 		u := Unit{Spec: testSpecs[name], Estimate: 20 * time.Millisecond, Cases: []string{name + " case"}}
 		if len(u.Spec.Isolation.Quiet) > 0 {
-			u.OnPlane, u.Estimate = true, 200*time.Millisecond
+			u.Plane, u.Estimate = 1, 200*time.Millisecond
 		}
 		units = append(units, u)
 	}
 	r := &recorder{t: t, running: map[string]Unit{}}
 	began := time.Now()
-	if notStarted := ScheduleWithPlane(context.Background(), units, 4, 2, 1, nil, r.run); len(notStarted) != 0 {
+	if notStarted := ScheduleWithPlanes(context.Background(), units, 4, 2, 1, nil, r.run); len(notStarted) != 0 {
 		t.Fatalf("not started: %v", notStarted)
 	}
 	// The cluster's writers and its serial unit did not wait for the
@@ -257,10 +260,10 @@ func TestPlaneUnitsRunBesideTheClusterAndItsSerialUnits(t *testing.T) {
 	}
 	// The same units without a plane: the writers wait for the windows.
 	for i := range units {
-		units[i].OnPlane = false
+		units[i].Plane = 0
 	}
 	r = &recorder{t: t, running: map[string]Unit{}}
-	ScheduleWithPlane(context.Background(), units, 4, 2, 1, nil, r.run)
+	ScheduleWithPlanes(context.Background(), units, 4, 2, 1, nil, r.run)
 	if first := r.order[:2]; !contains(first, "ParallelTestQuietWebhooks") || !contains(first, "ParallelTestQuietPolicies") {
 		t.Errorf("order %v: without a plane the quiet windows did not start first", r.order)
 	}
@@ -419,5 +422,105 @@ func TestAttachFileRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadAttach(path); err == nil {
 		t.Errorf("a file of another version is accepted")
+	}
+}
+
+func TestBatchGroupsShortUnisolatedSpecsUpToTheTarget(t *testing.T) {
+	unit := func(name string, est time.Duration) Unit {
+		return Unit{Spec: testSpecs[name], Estimate: est, Known: true, Cases: []string{name + " case one", name + " case two"}}
+	}
+	units := []Unit{
+		unit("ParallelTestA", time.Second),
+		unit("ParallelTestHolder1", 100*time.Millisecond), // isolated: alone
+		unit("ParallelTestB", 1500*time.Millisecond),
+		unit("ParallelTestC", 2*time.Second), // half the target: alone
+		unit("ParallelTestWritesWebhooks", time.Second),
+		unit("ParallelTestWritesPolicies", time.Second),
+	}
+	units[5].NeedsNodes = true // needs a node: alone
+	got := Batch(units, 4*time.Second)
+	var names []string
+	for _, u := range got {
+		names = append(names, u.Name())
+	}
+	want := []string{"webhooks/ParallelTestA (+2 more)", "webhooks/ParallelTestHolder1", "webhooks/ParallelTestC", "webhooks/ParallelTestWritesPolicies"}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("batched into %q, want %q", names, want)
+	}
+	b := got[0]
+	if b.Estimate != 3500*time.Millisecond || len(b.Cases) != 6 {
+		t.Errorf("the batch: estimate %s, %d cases; want 3.5s and 6", b.Estimate, len(b.Cases))
+	}
+	if f := b.LabelFilter(); f != "spec:ParallelTestA || spec:ParallelTestB || spec:ParallelTestWritesWebhooks" {
+		t.Errorf("label filter %q", f)
+	}
+	if s := b.SpecOf("ParallelTestWritesWebhooks case two"); s.ShortName != "ParallelTestWritesWebhooks" {
+		t.Errorf("the case's spec: %s", s.ShortName)
+	}
+	if s := b.SpecOf("ParallelTestA case one"); s.ShortName != "ParallelTestA" {
+		t.Errorf("the case's spec: %s", s.ShortName)
+	}
+	// A batch writing webhook configurations still waits for their
+	// window on one cluster.
+	if !contains(b.shares(), quietState(quiet.WebhookConfigurations)) {
+		t.Errorf("the batch shares %v, not the webhook configurations' window", b.shares())
+	}
+	if got := Batch(units[:1], 4*time.Second); len(got) != 1 || len(got[0].Also) != 0 || got[0].Name() != "webhooks/ParallelTestA" {
+		t.Errorf("one short unit: %+v", got)
+	}
+}
+
+func TestSerialUnitsHoldingANodeRunTogetherEachOnItsOwn(t *testing.T) {
+	var units []Unit
+	for _, name := range []string{"ParallelTestA", "ParallelTestFills1", "ParallelTestAlone", "ParallelTestFills2"} {
+		units = append(units, Unit{Spec: testSpecs[name], Estimate: 30 * time.Millisecond, Cases: []string{name + " case"}})
+	}
+	r := &recorder{t: t, running: map[string]Unit{}, nodeSlots: 2}
+	if notStarted := Schedule(context.Background(), units, 4, 2, nil, r.run); len(notStarted) != 0 {
+		t.Fatalf("not started: %v", notStarted)
+	}
+	if r.maxRunning != 2 {
+		t.Errorf("at most %d ran at once, want the two filling a node together", r.maxRunning)
+	}
+	// With one node they run one after another.
+	r = &recorder{t: t, running: map[string]Unit{}, nodeSlots: 1}
+	Schedule(context.Background(), units, 4, 1, nil, r.run)
+	if r.maxRunning != 1 {
+		t.Errorf("with one node %d ran at once", r.maxRunning)
+	}
+}
+
+func TestAssignPlanesSplitsTheLongestChainOfAKind(t *testing.T) {
+	policies, webhooks := testSpecs["ParallelTestQuietPolicies"], testSpecs["ParallelTestQuietWebhooks"]
+	named := func(s spec.Spec, name string) spec.Spec { s.ShortName = name; return s }
+	units := []Unit{
+		{Spec: named(policies, "P33"), Estimate: 33 * time.Second},
+		{Spec: named(policies, "P19"), Estimate: 19 * time.Second},
+		{Spec: named(webhooks, "W10"), Estimate: 10 * time.Second},
+		{Spec: named(webhooks, "W8"), Estimate: 8 * time.Second},
+		{Spec: named(webhooks, "W5"), Estimate: 5 * time.Second},
+		{Spec: testSpecs["ParallelTestA"], Estimate: time.Minute},
+	}
+	quietSpec := func(s spec.Spec) bool { return len(s.Isolation.Quiet) > 0 }
+	AssignPlanes(units, quietSpec, 2)
+	got := map[string]int{}
+	for _, u := range units {
+		got[u.Spec.ShortName] = u.Plane
+	}
+	// P33 on plane 1; P19 where no policy chain is (plane 2); W10 ties (10
+	// s either way) and goes to the shorter plane (2, 19 s); W8 ends
+	// sooner on 1 (8 s against 18 s); W5 on 1 (13 s) rather than 2 (15 s).
+	want := map[string]int{"P33": 1, "P19": 2, "W10": 2, "W8": 1, "W5": 1, "ParallelTestA": 0}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("planes %v, want %v", got, want)
+	}
+	for i := range units {
+		units[i].Plane = 0
+	}
+	AssignPlanes(units, quietSpec, 1)
+	for _, u := range units {
+		if want := map[bool]int{true: 1, false: 0}[quietSpec(u.Spec)]; u.Plane != want {
+			t.Errorf("one plane: %s on %d, want %d", u.Spec.ShortName, u.Plane, want)
+		}
 	}
 }

@@ -14,23 +14,27 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
-// Unit is what one worker process runs: the selected cases of one spec.
+// Unit is what one worker process runs: the selected cases of one spec,
+// or of a batch of short specs (Batch).
 type Unit struct {
 	Spec spec.Spec
+	// Also are a batch's other specs, which need no isolation (Batch).
+	Also []spec.Spec
 	// Cases are the full names of the selected cases, in plan order.
 	Cases []string
-	// Estimate is how long the cases took last time, or a guess.
+	// Estimate is how long the cases took last time, or else the kept
+	// estimate (DefaultEstimates) or a guess.
 	Estimate time.Duration
 	// Known says Estimate comes from an earlier run.
 	Known bool
 	// NeedsNodes: the spec places pods on nodes (it waits for them when
 	// they start after the control plane).
 	NeedsNodes bool
-	// OnPlane: the unit runs on the run's propagation plane, a second
-	// control plane beside the cluster (internal/engine's plane.go), whose
-	// quiet windows are its own: it holds them there, and the cluster's
-	// writers never wait for it.
-	OnPlane bool
+	// Plane is the run's propagation plane the unit runs on, from 1 (0:
+	// the cluster): another control plane beside the cluster
+	// (internal/engine's plane.go), whose quiet windows are its own, so the
+	// unit holds them there and the cluster's writers never wait for it.
+	Plane int
 	// NodeSlot is the node a unit holding spec.NodesState was given by
 	// Schedule, when the run has several alike (0 otherwise): its cases use
 	// the NodeSlot-th node with the capability they need (the worker's
@@ -41,8 +45,13 @@ type Unit struct {
 // Serial reports whether the unit runs alone.
 func (u Unit) Serial() bool { return u.Spec.Isolation.Serial }
 
-// Name is the spec's suite/ShortName.
-func (u Unit) Name() string { return u.Spec.Suite + "/" + u.Spec.ShortName }
+// Name is the spec's suite/ShortName (a batch's first, and how many more).
+func (u Unit) Name() string {
+	if len(u.Also) > 0 {
+		return u.batchName()
+	}
+	return u.Spec.Suite + "/" + u.Spec.ShortName
+}
 
 // guessPerCase is the estimate of a case no earlier run timed.
 const guessPerCase = 500 * time.Millisecond
@@ -84,7 +93,7 @@ func Units(plan []results.Spec, selected func(results.Spec) bool, previous *resu
 		if d, ok := took[u.Spec.ShortName]; ok {
 			u.Estimate, u.Known = d, true
 		} else {
-			u.Estimate = time.Duration(len(u.Cases)) * guessPerCase
+			u.Estimate = estimate(u.Spec.ShortName, len(u.Cases))
 		}
 	}
 	return units

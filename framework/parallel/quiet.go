@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
@@ -24,17 +25,19 @@ var writesKind = map[features.Name]quiet.Kind{
 // starting and then waiting at the gate).
 func quietState(k quiet.Kind) string { return "quiet:" + string(k) }
 
-// planeQuietState is the quiet window of the kind on the propagation
-// plane, which no unit of the cluster shares.
-func planeQuietState(k quiet.Kind) string { return quietState(k) + "@plane" }
+// planeQuietState is the quiet window of the kind on a propagation
+// plane, which no unit of the cluster or of another plane shares.
+func planeQuietState(k quiet.Kind, plane int) string {
+	return fmt.Sprintf("%s@plane%d", quietState(k), plane)
+}
 
 // holds is every state the unit holds exclusively.
 func (u Unit) holds() []string {
 	iso := u.Spec.Isolation
 	out := slices.Clone(iso.Exclusive)
 	for _, k := range iso.Quiet {
-		if u.OnPlane {
-			out = append(out, planeQuietState(k))
+		if u.Plane > 0 {
+			out = append(out, planeQuietState(k, u.Plane))
 		} else {
 			out = append(out, quietState(k))
 		}
@@ -49,10 +52,14 @@ func (u Unit) shares() []string {
 	out := slices.Clone(u.Spec.Isolation.Shares)
 	held := u.holds()
 	state := quietState
-	if u.OnPlane {
-		state = planeQuietState
+	if u.Plane > 0 {
+		state = func(k quiet.Kind) string { return planeQuietState(k, u.Plane) }
 	}
-	for _, f := range u.Spec.Features {
+	var written []features.Name
+	for _, s := range u.Specs() {
+		written = append(written, s.Features...)
+	}
+	for _, f := range written {
 		k, ok := writesKind[f]
 		if s := state(k); ok && !slices.Contains(held, s) && !slices.Contains(out, s) {
 			out = append(out, s)

@@ -3,6 +3,7 @@ package parallel
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -17,7 +18,8 @@ import (
 // then its sharers together (a sharer starts once no holder is left), since
 // every holder waits for every sharer running. A unit needing nodes waits
 // until nodesReady is closed (nil: ready now). Serial units run after all
-// others, one at a time, with nothing beside them; those that need no node
+// others, one at a time, with nothing beside them (but serial units holding
+// a node run beside each other, each on its own); those that need no node
 // run first instead while the nodes start. Among the units that may
 // start, the one at the head of the longest chain of holders goes first,
 // then the longest (see priority).
@@ -181,49 +183,77 @@ func Schedule(ctx context.Context, units []Unit, workers, nodeSlots int, nodesRe
 		release(<-finished)
 	}
 	order := priority(units, serial)
-	for k, i := range order {
-		if units[i].NeedsNodes && !nodesUp() {
+	for len(order) > 0 {
+		if units[order[0]].NeedsNodes && !nodesUp() {
 			select {
 			case <-nodesReady:
 			case <-ctx.Done():
 			}
 		}
 		if ctx.Err() != nil {
-			return order[k:]
+			return order
 		}
-		start(i)
-		release(<-finished)
+		// Serial units holding a node each run beside the others that
+		// do, up to one per node: each binds its pods to its own node
+		// and nothing else runs that could place a pod there.
+		together := []int{order[0]}
+		if holdsNode(units[order[0]]) {
+			for _, j := range order[1:] {
+				if len(together) < nodeSlots && holdsNode(units[j]) {
+					together = append(together, j)
+				}
+			}
+		}
+		for _, i := range together {
+			start(i)
+		}
+		for range together {
+			release(<-finished)
+		}
+		order = slices.DeleteFunc(order, func(i int) bool { return slices.Contains(together, i) })
 	}
 	return nil
 }
 
-// ScheduleWithPlane is Schedule for a run with a propagation plane: the
-// units on the plane (Unit.OnPlane) run there with up to planeWorkers at a
-// time, beside the cluster's units, which Schedule runs with up to workers.
-// The plane is another control plane: a serial unit runs alone among the
-// cluster's units, while the plane's go on. It returns the indexes of the
-// units never started, of both.
-func ScheduleWithPlane(ctx context.Context, units []Unit, workers, planeWorkers, nodeSlots int, nodesReady <-chan struct{}, run func(Unit)) (notStarted []int) {
-	var onCluster, onPlane []Unit
-	var clusterIndex, planeIndex []int
+// holdsNode reports whether the unit holds one of the nodes (the nodes
+// state, exclusively).
+func holdsNode(u Unit) bool { return slices.Contains(u.holds(), spec.NodesState) }
+
+// ScheduleWithPlanes is Schedule for a run with propagation planes: the
+// units on a plane (Unit.Plane) run there with up to planeWorkers at a
+// time, beside the cluster's units (Plane 0), which Schedule runs with up
+// to workers, and beside the other planes'. A plane is another control
+// plane: a serial unit runs alone among the cluster's units, while the
+// planes' go on. It returns the indexes of the units never started.
+func ScheduleWithPlanes(ctx context.Context, units []Unit, workers, planeWorkers, nodeSlots int, nodesReady <-chan struct{}, run func(Unit)) (notStarted []int) {
+	groups := map[int][]int{} // plane -> indexes of its units
 	for i, u := range units {
-		if u.OnPlane {
-			onPlane, planeIndex = append(onPlane, u), append(planeIndex, i)
-		} else {
-			onCluster, clusterIndex = append(onCluster, u), append(clusterIndex, i)
+		groups[u.Plane] = append(groups[u.Plane], i)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for plane, idx := range groups {
+		group := make([]Unit, len(idx))
+		for k, i := range idx {
+			group[k] = units[i]
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var never []int
+			if plane == 0 {
+				never = Schedule(ctx, group, workers, nodeSlots, nodesReady, run)
+			} else {
+				never = Schedule(ctx, group, planeWorkers, 1, nil, run)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, k := range never {
+				notStarted = append(notStarted, idx[k])
+			}
+		}()
 	}
-	if len(onPlane) == 0 {
-		return Schedule(ctx, units, workers, nodeSlots, nodesReady, run)
-	}
-	planeDone := make(chan []int, 1)
-	go func() { planeDone <- Schedule(ctx, onPlane, planeWorkers, 1, nil, run) }()
-	for _, i := range Schedule(ctx, onCluster, workers, nodeSlots, nodesReady, run) {
-		notStarted = append(notStarted, clusterIndex[i])
-	}
-	for _, i := range <-planeDone {
-		notStarted = append(notStarted, planeIndex[i])
-	}
+	wg.Wait()
 	slices.Sort(notStarted)
 	return notStarted
 }

@@ -14,10 +14,14 @@ import (
 // A spec that changes state other cases can see, or whose outcome such
 // changes or concurrent work would distort, declares it.
 type Isolation struct {
-	// Serial cases run alone: no other spec runs meanwhile. For specs that
-	// change what any case can see (a node's taints or capacity) and for
-	// specs measuring parallelism or a timing that a busy apiserver would
-	// push past its bound.
+	// Serial cases run alone: no other spec runs meanwhile on the cluster
+	// (a propagation plane's go on). For specs that change what any case
+	// can see (a node's taints or capacity) and for specs measuring
+	// parallelism or a timing that a busy apiserver would push past its
+	// bound. Serial specs that also hold the nodes state (Exclusive
+	// NodesState) run beside each other when there are several nodes, each
+	// on its own: they bind their pods to it by name, and nothing else runs
+	// that could place a pod there.
 	Serial bool `json:"serial,omitempty"`
 	// Exclusive names shared state (one of States) the spec changes: it runs
 	// beside no spec that names the same state, here or in Shares.

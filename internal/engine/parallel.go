@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,10 +48,10 @@ import (
 // error is the nodes' failing to start after the control plane
 // (backgroundNodes), or workers that --repeat needs and that cannot be set
 // up: a cluster that could not be set up.
-func runSpecs(out io.Writer, o runconfig.Config, env *harness.Env, runOpts runner.Options, pl *plane) (results.Results, error) {
+func runSpecs(out io.Writer, o runconfig.Config, env *harness.Env, runOpts runner.Options, planes []*plane) (results.Results, error) {
 	workers := o.Workers()
 	if o.Repeat > 1 || (workers > 1 && o.SelectedSpecs() > 1) {
-		p, err := newParallelRun(o, env, runOpts, pl)
+		p, err := newParallelRun(o, env, runOpts, planes)
 		if err == nil {
 			defer p.close()
 			return p.run(workers)
@@ -82,8 +83,8 @@ type parallelRun struct {
 	runOpts runner.Options
 	dir     string // private work dir: attach file, workers' reports and output
 	attach  string
-	// plane is the run's propagation plane (plane.go), or nil.
-	plane  *plane
+	// planes are the run's propagation planes (plane.go), if any.
+	planes []*plane
 	router *parallel.Router
 	relay  *parallel.Relay
 
@@ -95,12 +96,12 @@ type parallelRun struct {
 	workers childproc.Group
 }
 
-func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options, pl *plane) (_ *parallelRun, err error) {
+func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options, planes []*plane) (_ *parallelRun, err error) {
 	dir, err := rundir.Create("", rundir.ParallelPrefix)
 	if err != nil {
 		return nil, err
 	}
-	p := &parallelRun{o: o, env: env, runOpts: runOpts, dir: dir, attach: filepath.Join(dir, "attach.json"), plane: pl,
+	p := &parallelRun{o: o, env: env, runOpts: runOpts, dir: dir, attach: filepath.Join(dir, "attach.json"), planes: planes,
 		failures: map[string]string{}}
 	defer func() {
 		if err != nil {
@@ -220,24 +221,37 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 	if !p.env.ScopedInitializers() {
 		parallel.HoldShared(units, spec.InitializersState)
 	}
+	parallel.AssignPlanes(units, runconfig.OnPropagationPlane, len(p.planes))
+	used := 0
+	for k, pl := range p.planes {
+		if slices.ContainsFunc(units, func(u parallel.Unit) bool { return u.Plane == k+1 }) {
+			used++
+		} else {
+			pl.beginStop() // the selection (--focus, --skip) left it nothing
+		}
+	}
 	total, serial, onPlane := 0, 0, 0
 	for i := range units {
 		u := &units[i]
 		total += len(u.Cases)
-		if p.plane != nil && runconfig.OnPropagationPlane(u.Spec) {
+		if u.Plane > 0 {
 			// On the plane every spec holds the windows of the kinds it
 			// writes, so holding its own is what running alone gives it
 			// on the cluster (spec.Isolation.Serial).
-			u.OnPlane, u.Spec.Isolation.Serial = true, false
+			u.Spec.Isolation.Serial = false
 			onPlane++
 		}
 		if u.Serial() {
 			serial++
 		}
 	}
-	header := fmt.Sprintf("\n%d spec(s) in up to %d worker processes at once (%d of them alone", len(units), workers, serial)
+	specs := len(units)
+	if p.o.Repeat <= 1 {
+		units = parallel.Batch(units, parallel.BatchTarget)
+	}
+	header := fmt.Sprintf("\n%d spec(s) in %d worker processes, up to %d at once (%d of them alone", specs, len(units), workers, serial)
 	if onPlane > 0 {
-		header += fmt.Sprintf(", %d measuring propagation on the propagation plane", onPlane)
+		header += fmt.Sprintf(", %d measuring propagation on %d propagation plane(s)", onPlane, used)
 	}
 	header += ")"
 	if p.o.Repeat > 1 {
@@ -303,7 +317,7 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 	began := time.Now()
 	// The plane's units run one per configuration kind at a time (each
 	// holds its kind's quiet window there), beside the cluster's workers.
-	notStarted := parallel.ScheduleWithPlane(ctx, units, workers, len(quiet.Kinds), p.o.NodeSlots(), nodesReady, func(u parallel.Unit) {
+	notStarted := parallel.ScheduleWithPlanes(ctx, units, workers, len(quiet.Kinds), p.o.NodeSlots(), nodesReady, func(u parallel.Unit) {
 		progress.Running(u.Name())
 		start := time.Now()
 		if p.o.Repeat > 1 {

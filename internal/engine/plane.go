@@ -20,18 +20,19 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
-// A parallel embedded run starts its propagation plane (see
-// runconfig.Config.PropagationPlane) beside its own control plane, at the
-// same time: a child process of this binary (`run --options FILE`, with
-// the plane role) that boots a second embedded control plane of the same
-// build and options and writes an attach file for the workers of the
-// specs that run there. The parent stops it once the specs are done.
+// A parallel embedded run starts its propagation planes (see
+// runconfig.Config.PropagationPlanes) beside its own control plane, at the
+// same time: each a child process of this binary (`run --options FILE`,
+// with the plane role) that boots another embedded control plane of the
+// same build and options and writes an attach file for the workers of the
+// specs that run there. The parent stops them once the specs are done.
 
-// planeLogName is the plane's component output in the report dir.
-const planeLogName = "components-propagation-plane.log"
+// planeLogName is plane n's component output in the report dir.
+func planeLogName(n int) string { return fmt.Sprintf("components-propagation-plane-%d.log", n) }
 
 // plane is a running propagation plane, as its parent sees it.
 type plane struct {
+	name   string // "propagation plane N"
 	proc   *childproc.Process
 	dir    string // private: the child's options file, attach file, shared dir
 	attach string
@@ -41,14 +42,42 @@ type plane struct {
 	err    error         // why it is not there; set before ready closes
 }
 
-// startPlane starts the propagation plane for the run o; it is ready once
+// startPlanes starts the run's propagation planes (see
+// runconfig.Config.PropagationPlanes), all at once. When one cannot be
+// started, those started are stopped and none is used.
+func startPlanes(o runconfig.Config) ([]*plane, error) {
+	var planes []*plane
+	for n := 1; n <= o.PropagationPlanes(); n++ {
+		p, err := startPlane(o, n)
+		if err != nil {
+			stopPlanes(planes)
+			return nil, err
+		}
+		planes = append(planes, p)
+	}
+	return planes, nil
+}
+
+// stopPlanes stops the planes at once, and waits for them.
+func stopPlanes(planes []*plane) error {
+	for _, p := range planes {
+		p.beginStop()
+	}
+	var errs []error
+	for _, p := range planes {
+		errs = append(errs, p.stop())
+	}
+	return errors.Join(errs...)
+}
+
+// startPlane starts propagation plane n for the run o; it is ready once
 // ready is closed with err nil.
-func startPlane(o runconfig.Config) (_ *plane, err error) {
+func startPlane(o runconfig.Config, n int) (_ *plane, err error) {
 	dir, err := rundir.Create("", rundir.ParallelPrefix)
 	if err != nil {
 		return nil, err
 	}
-	p := &plane{dir: dir, attach: filepath.Join(dir, "attach.json"), grace: o.Bounds.Cleanup.Duration, ready: make(chan struct{})}
+	p := &plane{name: fmt.Sprintf("propagation plane %d", n), dir: dir, attach: filepath.Join(dir, "attach.json"), grace: o.Bounds.Cleanup.Duration, ready: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			_ = rundir.Remove(dir)
@@ -67,11 +96,11 @@ func startPlane(o runconfig.Config) (_ *plane, err error) {
 	if err := runconfig.WriteChild(options, c); err != nil {
 		return nil, err
 	}
-	if p.log, err = os.Create(filepath.Join(o.ReportDir, planeLogName)); err != nil {
+	if p.log, err = os.Create(filepath.Join(o.ReportDir, planeLogName(n))); err != nil {
 		return nil, err
 	}
 	// Its own process group and the parent-death pipe, as a worker's.
-	p.proc, err = childproc.Start(childproc.Spec{Name: "propagation plane", Args: []string{"run", "--options", options},
+	p.proc, err = childproc.Start(childproc.Spec{Name: p.name, Args: []string{"run", "--options", options},
 		OwnGroup: true, EndWithParent: true, File: p.log})
 	if err != nil {
 		p.log.Close()
@@ -96,7 +125,7 @@ func (p *plane) watch(interval time.Duration) {
 			if _, err := os.Stat(p.attach); err == nil {
 				return
 			}
-			p.err = fmt.Errorf("the propagation plane did not start (%s): %s", p.proc.ExitStatus(), p.proc.Tail(4))
+			p.err = fmt.Errorf("%s did not start (%s): %s", p.name, p.proc.ExitStatus(), p.proc.Tail(4))
 			return
 		case <-t.C:
 		}
@@ -128,7 +157,7 @@ func (p *plane) stop() error {
 	}
 	err := p.proc.Stop(p.grace)
 	if exit := p.proc.Wait(); err == nil && exit.Code > 0 {
-		err = fmt.Errorf("the propagation plane stopped with %s: %s (its output: %s)", exit.Status, p.proc.Tail(4), p.log.Name())
+		err = fmt.Errorf("%s stopped with %s: %s (its output: %s)", p.name, exit.Status, p.proc.Tail(4), p.log.Name())
 	}
 	p.log.Close()
 	return errors.Join(err, rundir.Remove(p.dir))
@@ -161,7 +190,7 @@ func servePlane(out io.Writer, o runconfig.Config) error {
 		ReferenceInitializers: o.Initializers()})
 	if err != nil {
 		if ctx.Err() != nil {
-			return exitcode.Usagef("propagation plane: stopped during start-up")
+			return nil // stopped during start-up: its parent asked, or is gone
 		}
 		return exitcode.Usagef("propagation plane: cluster set-up failed: %v", err)
 	}

@@ -73,11 +73,15 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	// interrupts); restoreStderr is set once stderr goes to components.log.
 	var restoreStderr atomic.Pointer[func()]
 	var specsStarted atomic.Bool
-	var propagationPlane atomic.Pointer[plane]
+	var propagationPlanes atomic.Pointer[[]*plane]
 	sig := interrupt.Watch(func(s os.Signal) {
 		// The children (hollow kubelets, parallel workers) would outlive
 		// this process for a moment, writing into its dirs.
-		propagationPlane.Load().kill()
+		if planes := propagationPlanes.Load(); planes != nil {
+			for _, p := range *planes {
+				p.kill()
+			}
+		}
 		removed := interrupt.RemoveOwnDirs()
 		// Only now: components still running log to stderr until the exit.
 		if restore := restoreStderr.Load(); restore != nil {
@@ -179,17 +183,16 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	provider := newProvider(o, componentLog, logger)
 	started := time.Now()
 	fmt.Fprintf(out, "starting %s cluster...\n", provider.Name())
-	// The propagation plane boots beside the cluster, at the same time.
-	var pl *plane
-	if o.PropagationPlane() {
-		if pl, err = startPlane(o); err != nil {
+	// The propagation planes boot beside the cluster, at the same time.
+	var planes []*plane
+	if o.PropagationPlanes() > 0 {
+		if planes, err = startPlanes(o); err != nil {
 			fmt.Fprintf(out, "no propagation plane (%v): the specs measuring propagation run on the one control plane\n", err)
-			pl = nil
 		}
-		propagationPlane.Store(pl)
+		propagationPlanes.Store(&planes)
 	}
 	defer func() {
-		if stopErr := pl.stop(); stopErr != nil {
+		if stopErr := stopPlanes(planes); stopErr != nil {
 			fmt.Fprintf(out, "warning: %v\n", stopErr)
 		}
 	}()
@@ -229,9 +232,11 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	stage = "the specs"
 	specsStarted.Store(true)
 	sig.RunningSpecs(true)
-	res, err := runSpecs(out, o, env, runOpts, pl) // one after another, or in parallel (parallel.go)
+	res, err := runSpecs(out, o, env, runOpts, planes) // one after another, or in parallel (parallel.go)
 	sig.RunningSpecs(false)
-	pl.beginStop() // beside the cluster's tear-down
+	for _, p := range planes {
+		p.beginStop() // beside the cluster's tear-down
+	}
 	if err != nil {
 		_ = closeEnv()
 		if s := sig.Received(); s != nil {

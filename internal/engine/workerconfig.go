@@ -15,13 +15,13 @@ import (
 // validates nothing of a provider it never starts.
 func (p *parallelRun) workerConfig(u parallel.Unit, rep int, reportDir string, focus []string) runconfig.Config {
 	c := runconfig.Default()
-	c.LabelFilter = "spec:" + u.Spec.ShortName
+	c.LabelFilter = u.LabelFilter()
 	c.Focus, c.Skip = focus, p.runOpts.Selection.Skip
 	c.ReportDir = reportDir
 	c.Bounds = p.o.Bounds
 	attach := p.attach
-	if u.OnPlane {
-		attach = p.plane.attach
+	if u.Plane > 0 {
+		attach = p.planes[u.Plane-1].attach
 	}
 	c.Child = &runconfig.Child{Worker: &runconfig.WorkerRole{ParentPID: os.Getpid(), Attach: attach, NodeSlot: u.NodeSlot, Repetition: rep}}
 	return c

@@ -22,7 +22,7 @@ import (
 func (p *parallelRun) runUnit(u parallel.Unit) ([]results.Spec, string) {
 	outcomes, details, _ := p.runWorker(u, 0, nil)
 	p.mu.Lock()
-	if _, failed := p.failures[u.Spec.ShortName]; !failed {
+	if _, failed := p.failures[u.Spec.ShortName]; !failed { // (failed sets it for every spec of u)
 		p.outcomes = append(p.outcomes, outcomes...) // else Merge reports them
 	}
 	p.mu.Unlock()
@@ -33,8 +33,8 @@ func (p *parallelRun) runUnit(u parallel.Unit) ([]results.Spec, string) {
 // the propagation plane waits for it, and fails, saying why, if it never
 // comes (an interrupt leaves it not run).
 func (p *parallelRun) runUnitWhenReady(ctx context.Context, u parallel.Unit) ([]results.Spec, string) {
-	if u.OnPlane {
-		if err := p.plane.wait(ctx); err != nil {
+	if u.Plane > 0 {
+		if err := p.planes[u.Plane-1].wait(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil, ""
 			}
@@ -78,7 +78,7 @@ func (p *parallelRun) runWorker(u parallel.Unit, rep int, only []string) (_ []re
 	// only, which passes it on once (forward). The stdin pipe ends the
 	// worker should this process die; it writes output.log itself, so its
 	// cleanup's output is kept then too.
-	proc, err := p.workers.Start(childproc.Spec{Name: "worker " + u.Spec.ShortName, Args: []string{"run", "--options", options},
+	proc, err := p.workers.Start(childproc.Spec{Name: "worker " + u.Name(), Args: []string{"run", "--options", options},
 		OwnGroup: true, EndWithParent: true, File: logFile})
 	if errors.Is(err, childproc.ErrSignalled) {
 		return nil, "", false // interrupted before it started: reported as not run
@@ -113,14 +113,17 @@ func (p *parallelRun) failedToStart(u parallel.Unit, why string) ([]results.Spec
 // its cases failed with that reason.
 func (p *parallelRun) failed(u parallel.Unit, why string) ([]results.Spec, string) {
 	p.mu.Lock()
-	p.failures[u.Spec.ShortName] = why
+	for _, s := range u.Specs() {
+		p.failures[s.ShortName] = why
+	}
 	p.mu.Unlock()
 	var out []results.Spec
 	for _, c := range u.Cases {
-		s := results.Spec{Suite: u.Spec.Suite, ShortName: u.Spec.ShortName, Name: c, State: results.Failed,
-			Profile: string(u.Spec.Profile), Seed: u.Spec.Seed,
-			Message: "no result from the worker process that ran " + u.Spec.ShortName + ": " + why}
-		for _, f := range u.Spec.Features {
+		meta := u.SpecOf(c)
+		s := results.Spec{Suite: meta.Suite, ShortName: meta.ShortName, Name: c, State: results.Failed,
+			Profile: string(meta.Profile), Seed: meta.Seed,
+			Message: "no result from the worker process that ran " + u.Name() + ": " + why}
+		for _, f := range meta.Features {
 			s.Features = append(s.Features, string(f))
 		}
 		out = append(out, s)

@@ -39,7 +39,7 @@ func (o *Config) hostLoad() ceilings.Load {
 	switch o.Provider {
 	case embedded.Name:
 		l.ControlPlane, l.APIServers, l.Nodes = true, o.APIServers, o.Nodes
-		l.PropagationPlane = o.PropagationPlane()
+		l.PropagationPlanes = o.PropagationPlanes()
 	case kind.Name:
 		l.KindNodes = KindContainers(o.Kind.Topology)
 	}

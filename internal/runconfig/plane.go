@@ -2,6 +2,7 @@ package runconfig
 
 import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -9,26 +10,46 @@ import (
 // cluster, behind the quiet gate.
 const NoPropagationPlaneFlag = "no-propagation-plane"
 
-// PropagationPlane reports whether a run starts a propagation plane beside
-// its cluster: a second embedded control plane of the same build and
-// options (no nodes, no reference initializers) where the specs that
-// measure how fast a configuration change is enforced run, one per
-// configuration kind at a time, while the other specs run on the first.
-// On one cluster those specs hold every other case's writes of their kind
-// off (package quiet), so a run waits for them; on their own control
-// plane nothing waits and nothing else's churn can hide a late change.
-// Only a parallel embedded run that can select such a spec starts one.
-func (o *Config) PropagationPlane() bool {
+// MaxPropagationPlanes is the most propagation planes a run starts: two
+// split a full default run's longest chain of one kind (the validating
+// policy specs, about 33 s and 19 s, which must not run beside each other
+// on one control plane) and leave the planes shorter than the cluster; a
+// third would only add a control plane's memory and CPU.
+const MaxPropagationPlanes = 2
+
+// PropagationPlanes is how many propagation planes a run starts beside its
+// cluster: second embedded control planes of the same build and options
+// (no nodes, no reference initializers) where the specs that measure how
+// fast a configuration change is enforced run, one per configuration kind
+// at a time on each, while the other specs run on the cluster. On one
+// cluster those specs hold every other case's writes of their kind off
+// (package quiet), so a run waits for them; on control planes of their own
+// nothing waits and nothing else's churn can hide a late change. Only a
+// parallel embedded run that can select such specs starts them: as many as
+// the kind with the most such specs has (at most MaxPropagationPlanes).
+func (o *Config) PropagationPlanes() int {
 	if o.NoPropagationPlane || o.Provider != embedded.Name || o.InCluster || o.Child != nil ||
 		o.Repeat > 1 || o.Workers() <= 1 || o.SelectedSpecs() <= 1 {
-		return false
+		return 0
 	}
-	return o.mayRun(OnPropagationPlane)
+	selects, ok := o.selects()
+	holders := map[quiet.Kind]int{}
+	most := 0
+	for _, s := range spec.All() {
+		if !OnPropagationPlane(s) || ok && !selects(s) {
+			continue
+		}
+		for _, k := range s.Isolation.Quiet {
+			holders[k]++
+			most = max(most, holders[k])
+		}
+	}
+	return min(most, MaxPropagationPlanes)
 }
 
-// OnPropagationPlane reports whether a spec runs on the propagation plane
+// OnPropagationPlane reports whether a spec runs on a propagation plane
 // when the run has one: it measures enforcement (spec.Isolation.Quiet)
-// and places no pod on a node (the plane has none).
+// and places no pod on a node (the planes have none).
 func OnPropagationPlane(s spec.Spec) bool {
 	return len(s.Isolation.Quiet) > 0 && !UsesNodes(s)
 }

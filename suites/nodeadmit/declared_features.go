@@ -62,13 +62,23 @@ func declaredFeatures(ctx context.Context, f *harness.Framework, node string) []
 // (1.37 kubelets always declare the locked-on ExtendWebSocketsToKubelet), so
 // nothing can be expected of its own check.
 func nodeLacking(ctx context.Context, f *harness.Framework, feature string, publishing bool) (string, []string) {
+	// The worker's own node first (harness.Env.NodeSlot, as
+	// nodedecision.NodeWith picks it): beside this spec another holding
+	// the nodes state runs on another node of the embedded cluster's, which
+	// are alike, so the first node lacking the feature is the worker's own.
+	var candidates []string
 	for _, n := range f.Env.Cluster.Nodes() {
-		if !n.Capabilities.Has(features.NodeAdmission) {
-			continue
+		if n.Capabilities.Has(features.NodeAdmission) {
+			candidates = append(candidates, n.Name)
 		}
-		declared := declaredFeatures(ctx, f, n.Name)
+	}
+	if slot := f.Env.NodeSlot; slot > 0 && slot < len(candidates) {
+		candidates = append(candidates[slot:], candidates[:slot]...)
+	}
+	for _, name := range candidates {
+		declared := declaredFeatures(ctx, f, name)
 		if !slices.Contains(declared, feature) && (!publishing || len(declared) > 0) {
-			return n.Name, declared
+			return name, declared
 		}
 	}
 	ginkgo.Skip(notSupported(fmt.Sprintf("no node lacks %s in status.declaredFeatures (with any feature declared: %t); "+

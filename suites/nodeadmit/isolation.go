@@ -17,9 +17,12 @@ var (
 		Reason: "configures a node's plugin host, whose plugins judge every pod bound to the node, one at a time"}
 	// taintsTheNode: a NoExecute taint makes the taint eviction controller
 	// delete every pod on the node that does not tolerate it, whoever's.
-	taintsTheNode = spec.Isolation{Serial: true,
+	// It runs alone on the cluster, but beside other such cases on other
+	// nodes: each binds its pods to its own node by name.
+	taintsTheNode = spec.Isolation{Serial: true, Exclusive: []string{spec.NodesState},
 		Reason: "taints a node NoExecute: every pod on it that does not tolerate the taint is evicted and none is scheduled there meanwhile"}
-	// fillsTheNode: a full node rejects every pod bound to it.
-	fillsTheNode = spec.Isolation{Serial: true,
+	// fillsTheNode: a full node rejects every pod bound to it (alone on
+	// the cluster, as taintsTheNode).
+	fillsTheNode = spec.Isolation{Serial: true, Exclusive: []string{spec.NodesState},
 		Reason: "fills a node to its pod capacity: any other pod bound or scheduled to it meanwhile is rejected"}
 )
