@@ -87,7 +87,7 @@ func TestParallelRunReportsWhatASerialRunReports(t *testing.T) {
 	if s.Summary != p.Summary || p.Cluster.Provider != s.Cluster.Provider || p.Cluster.KubernetesVersion != s.Cluster.KubernetesVersion {
 		t.Errorf("summary or cluster: serial %+v %+v, parallel %+v %+v", s.Summary, s.Cluster, p.Summary, p.Cluster)
 	}
-	if strings.Contains(serial.stdout, "worker processes") || !strings.Contains(par.stdout, "in up to 4 worker processes at once") {
+	if strings.Contains(serial.stdout, "worker processes") || !strings.Contains(par.stdout, "worker processes, up to 4 at once") {
 		t.Errorf("which run was parallel?\nserial:\n%s\nparallel:\n%s", serial.stdout, par.stdout)
 	}
 	selected := s.Summary.Passed

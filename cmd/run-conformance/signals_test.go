@@ -94,8 +94,9 @@ func TestSignalsInEveryPhase(t *testing.T) {
 		// Some started, most to come: the start-up loop is under way.
 		r.waitUntil(t, "node processes", 2*time.Minute, func() bool { return len(r.nodeProcesses()) >= 3 })
 	}
-	parallelSpecs := []string{"run", "--suite", "ordering", "--parallel", "2",
-		"--label-filter", "spec:MutatingBeforeValidating || spec:MutatingConfigurationsInNameOrder"}
+	// Two specs long enough not to share a worker (parallel.Batch).
+	parallelSpecs := []string{"run", "--suite", "webhooks", "--parallel", "2",
+		"--label-filter", "spec:ChainTimeoutBudget || spec:WebhookCallMetrics"}
 	phases := []phase{
 		{name: "cluster start", args: static(quickRun...), sig: syscall.SIGINT, code: 2, want: "interrupted by SIGINT during cluster start-up",
 			at: func(t *testing.T, r *liveRun, _ *testCluster) {
