@@ -97,6 +97,9 @@ func TestSignalsInEveryPhase(t *testing.T) {
 	// Two specs long enough not to share a worker (parallel.Batch).
 	parallelSpecs := []string{"run", "--suite", "webhooks", "--parallel", "2",
 		"--label-filter", "spec:ChainTimeoutBudget || spec:WebhookCallMetrics"}
+	// A spec measuring propagation (on a plane) and one that is not.
+	planeSpecs := []string{"run", "--suite", "webhooks", "--parallel", "2",
+		"--label-filter", "spec:WebhookConfigurationPropagation || spec:ChainTimeoutBudget"}
 	phases := []phase{
 		{name: "cluster start", args: static(quickRun...), sig: syscall.SIGINT, code: 2, want: "interrupted by SIGINT during cluster start-up",
 			at: func(t *testing.T, r *liveRun, _ *testCluster) {
@@ -119,6 +122,22 @@ func TestSignalsInEveryPhase(t *testing.T) {
 			want: "interrupted by SIGINT: the run stopped early", forced: true, forcedCode: 1,
 			at: func(t *testing.T, r *liveRun, _ *testCluster) {
 				r.waitUntil(t, "two workers", 2*time.Minute, func() bool { return len(r.workerProcesses()) == 2 })
+				time.Sleep(500 * time.Millisecond)
+			}},
+		// A propagation plane (a child process booting a control plane of
+		// its own) starts beside the cluster: the signal comes while both
+		// boot, then while a spec runs on the plane beside one on the
+		// cluster.
+		{name: "propagation plane start-up", args: static(planeSpecs...), sig: syscall.SIGTERM, code: 2,
+			want: "interrupted by SIGTERM during cluster start-up", forced: true, forcedCode: 2,
+			at: func(t *testing.T, r *liveRun, _ *testCluster) {
+				r.waitUntil(t, "the plane's process", time.Minute, func() bool { return len(r.workerProcesses()) == 1 })
+			}},
+		{name: "specs beside a propagation plane", args: static(planeSpecs...), sig: syscall.SIGINT, code: 1,
+			want: "interrupted by SIGINT: the run stopped early", forced: true, forcedCode: 1,
+			at: func(t *testing.T, r *liveRun, _ *testCluster) {
+				// The plane and a worker on each control plane.
+				r.waitUntil(t, "the plane and two workers", 2*time.Minute, func() bool { return len(r.workerProcesses()) == 3 })
 				time.Sleep(500 * time.Millisecond)
 			}},
 		{name: "report writing", args: static(quickRun...), env: []string{testhook.PauseEnv + "=" + testhook.Report}, sig: syscall.SIGTERM, code: 1,

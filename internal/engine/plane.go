@@ -163,8 +163,8 @@ func (p *plane) stop() error {
 	return errors.Join(err, rundir.Remove(p.dir))
 }
 
-// kill ends the plane at once (a third signal): its control plane's files
-// are the next run's or cleanup's to remove, as a killed run's.
+// kill ends the plane at once (a third signal) and removes its files and
+// its control plane's, whose owner (the plane's process) is gone then.
 func (p *plane) kill() {
 	if p == nil {
 		return
@@ -172,9 +172,10 @@ func (p *plane) kill() {
 	_ = p.proc.Signal(os.Kill)
 	select {
 	case <-p.proc.Exited():
-	case <-time.After(time.Second):
+	case <-time.After(500 * time.Millisecond):
 	}
 	_ = rundir.Remove(p.dir)
+	_, _ = rundir.RemoveLeftovers("")
 }
 
 // servePlane is the propagation plane's process (the plane role): it
