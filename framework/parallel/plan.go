@@ -62,13 +62,9 @@ const guessPerCase = 500 * time.Millisecond
 // place pods on nodes. Cases that belong to no registered spec are left
 // out: nothing could select them alone.
 func Units(plan []results.Spec, selected func(results.Spec) bool, previous *results.Results, needsNodes func(spec.Spec) bool) []Unit {
-	took := map[string]time.Duration{}
+	var took map[string]float64 // seconds, by spec
 	if previous != nil {
-		for _, s := range previous.Specs {
-			if s.State == results.Passed || s.State == results.Failed || s.State == results.Flaky {
-				took[s.ShortName] += time.Duration(s.Duration * float64(time.Second))
-			}
-		}
+		took = EstimatesOf(*previous).Seconds
 	}
 	var units []Unit
 	index := map[string]int{}
@@ -91,7 +87,7 @@ func Units(plan []results.Spec, selected func(results.Spec) bool, previous *resu
 	for i := range units {
 		u := &units[i]
 		if d, ok := took[u.Spec.ShortName]; ok {
-			u.Estimate, u.Known = d, true
+			u.Estimate, u.Known = time.Duration(d*float64(time.Second)), true
 		} else {
 			u.Estimate = estimate(u.Spec.ShortName, len(u.Cases))
 		}
