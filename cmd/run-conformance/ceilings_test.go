@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/bounds"
+	"github.com/admission-conformance/admission-conformance/framework/ceilings"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
 // ceilingLine is the ceiling and how it was worked out.
@@ -31,10 +34,17 @@ func TestCountsOverTheMachinesCeilingExitTwoAtOnce(t *testing.T) {
 	for i := range max(runtime.NumCPU()+1, 3) {
 		kinds = append(kinds, "--target", fmt.Sprintf("name=k%d,kind=single", i))
 	}
+	// The planes of a default run (2) have as many replicas as its cluster:
+	// one more replica than the three control planes hold is refused with
+	// the way to one control plane.
+	planes := replicasBesidePlanes()
+	overPlanes := fmt.Sprint(planes.Max + 1)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"run", "--apiservers", overPlanes}, "--apiservers " + overPlanes + " is over this machine's ceiling of " + fmt.Sprint(planes.Max) +
+			" apiserver replicas (CPU: 4.5 replicas per CPU × " + fmt.Sprint(runtime.NumCPU()) + " CPU(s) for the whole run, shared by 3 control planes"},
 		{[]string{"run", "--nodes", "100000"}, "--nodes 100000 is over this machine's ceiling of "},
 		{[]string{"run", "--apiservers", "1000"}, "--apiservers 1000 is over this machine's ceiling of "},
 		{[]string{"run", "--parallel", "10000"}, "--parallel 10000 is over this machine's ceiling of "},
@@ -51,7 +61,7 @@ func TestCountsOverTheMachinesCeilingExitTwoAtOnce(t *testing.T) {
 			took := time.Since(started)
 			r.mustExit(t, exitcode.Usage)
 			line := strings.TrimSpace(r.stderr)
-			if strings.Contains(line, "\n") || !strings.Contains(line, c.want) || !strings.Contains(line, "pass --no-ceilings") ||
+			if strings.Contains(line, "\n") || !strings.Contains(line, c.want) || !strings.Contains(line, "--no-ceilings to run it anyway") ||
 				!ceilingLine.MatchString(line) {
 				t.Errorf("stderr is not one line naming the flag, value, ceiling, how and override:\n%s", r.stderr)
 			}
@@ -85,8 +95,12 @@ func TestNoCeilingsSkipsTheCheck(t *testing.T) {
 	if err := os.WriteFile(options, []byte("noCeilings: true\nnodes: 100000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	planes := replicasBesidePlanes()
 	for _, args := range [][]string{
 		{"run", "--nodes", "100000", "--apiservers", "1000", "--parallel", "10000", "--no-ceilings", "--report-dir", notADir},
+		// One replica over what three control planes hold is within what
+		// one holds.
+		{"run", "--apiservers", fmt.Sprint(planes.Max + 1), "--no-propagation-plane", "--report-dir", notADir},
 		{"run", "--options", options, "--report-dir", notADir},
 	} {
 		r := runCLI(t, args...)
@@ -104,4 +118,11 @@ func TestNoCeilingsSkipsTheCheck(t *testing.T) {
 	if !strings.Contains(r.stderr, "--nodes 100000 is over this machine's ceiling") {
 		t.Errorf("options file's nodes: 100000 not refused:\n%s", r.stderr)
 	}
+}
+
+// replicasBesidePlanes is this machine's apiservers ceiling for a default
+// run, whose two propagation planes have as many replicas as its cluster.
+func replicasBesidePlanes() ceilings.Ceiling {
+	return ceilings.Read().Ceiling(ceilings.APIServers, ceilings.Load{ControlPlane: true, APIServers: 1, PropagationPlanes: 2,
+		Nodes: runconfig.Default().Nodes, Workers: runconfig.DefaultWorkers(), ClusterStart: bounds.Defaults().ClusterStart.Duration})
 }

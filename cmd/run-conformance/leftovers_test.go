@@ -405,6 +405,9 @@ func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 	// Two specs in two workers: the parallel run's dir holds their logs.
 	parallelRun := []string{"run", "--suite", "ordering", "--parallel", "2",
 		"--label-filter", "spec:MutatingBeforeValidating || spec:MutatingConfigurationsInNameOrder"}
+	// A spec measuring propagation (on a plane) and one that is not.
+	planeRun := []string{"run", "--suite", "webhooks", "--parallel", "2",
+		"--label-filter", "spec:WebhookConfigurationPropagation || spec:ChainTimeoutBudget"}
 	cases := []struct {
 		name string
 		args []string
@@ -412,16 +415,25 @@ func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 		// there.
 		at       func(r *liveRun) (string, func() bool)
 		dirsLeft int
+		// dirsLive is how many dirs the run has at the kill, when more
+		// than outlive it.
+		dirsLive int
 	}{
-		{"during cluster start", quickRun, func(r *liveRun) (string, func() bool) { return "cluster start", r.clusterUp }, 1},
+		{"during cluster start", quickRun, func(r *liveRun) (string, func() bool) { return "cluster start", r.clusterUp }, 1, 0},
 		{"during node start", nodeRun, func(r *liveRun) (string, func() bool) {
 			return "a node process", func() bool { return len(r.processes()) > 1 }
-		}, 1},
-		{"mid-spec", quickRun, func(r *liveRun) (string, func() bool) { return "specs", r.printed("running ") }, 1},
+		}, 1, 0},
+		{"mid-spec", quickRun, func(r *liveRun) (string, func() bool) { return "specs", r.printed("running ") }, 1, 0},
 		{"mid-spec in parallel workers", parallelRun, func(r *liveRun) (string, func() bool) {
 			return "both dirs", func() bool { return len(r.runDirs()) == 2 && r.printed("running ")() }
-		}, 2},
-		{"during report writing", quickRun, func(r *liveRun) (string, func() bool) { return "report writing", r.writing }, 0},
+		}, 2, 0},
+		// A propagation plane stops itself (and removes its control
+		// plane's files) once its parent is gone; the run's own dirs
+		// stay: its cluster's, its workers' and its planes'.
+		{"beside a propagation plane", planeRun, func(r *liveRun) (string, func() bool) {
+			return "the plane and two workers", func() bool { return len(r.workerProcesses()) == 3 && r.printed("running ")() }
+		}, 3, 4},
+		{"during report writing", quickRun, func(r *liveRun) (string, func() bool) { return "report writing", r.writing }, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -436,7 +448,11 @@ func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 				// A live run's dirs are never touched.
 				c := runCLIIn(t, r.tmp, t.TempDir(), nil, "cleanup")
 				c.mustExit(t, 0)
-				if got := r.runDirs(); !slices.Equal(got, dirs) || len(dirs) != tc.dirsLeft {
+				live := tc.dirsLive
+				if live == 0 {
+					live = tc.dirsLeft
+				}
+				if got := r.runDirs(); !slices.Equal(got, dirs) || len(dirs) != live {
 					t.Fatalf("cleanup during the run: run dirs %v, then %v\n%s", dirs, got, c.stdout)
 				}
 			}
@@ -444,6 +460,9 @@ func TestSIGKILLLeftoversGoWithCleanup(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.wait(t, time.Minute)
+			// Its children see it gone and end (a plane tears its control
+			// plane down first).
+			r.waitUntil(t, "the run's children to end", time.Minute, func() bool { return len(r.processes()) == 0 })
 			if len(r.runDirs()) != tc.dirsLeft {
 				t.Fatalf("after SIGKILL, run dirs %v", r.runDirs())
 			}

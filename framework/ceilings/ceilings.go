@@ -13,7 +13,9 @@
 //   - CPU or start-up time, for the parts that have one: hollow nodes'
 //     start-up work must fit in half the clusterStart bound (at most the
 //     default's) on half the CPUs; apiserver replicas, which start one
-//     after another, in half that bound; workers, 8 per CPU; kind
+//     after another, in half that bound, and for the whole run 4.5 per
+//     CPU, counting every control plane's (a parallel run's propagation
+//     planes have as many as its cluster); workers, 8 per CPU; kind
 //     clusters, 1 per CPU.
 //
 // A ceiling never goes below the count the harness picks by default (one
@@ -26,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,6 +100,21 @@ const (
 	// 16 on 2 CPUs passed the ordering suite with the harness's wake-ups no
 	// later than with 8 (the default).
 	WorkersPerCPU = 8
+	// ReplicasPerCPU is how many kube-apiserver replicas, counting every
+	// control plane of a run (a parallel run's propagation planes have as
+	// many as its cluster), a full default run holds per CPU with no
+	// timing case failing. Each replica serves every spec's marker
+	// requests and keeps its own informers, for the whole run. Full
+	// default runs, 2026-11-27 on the 2-CPU machine type, one at a time,
+	// nothing beside them: 9 replicas passed as `--apiservers 3` (three
+	// control planes; 83 s, 144 CPU-s, peak Pss 2.6 GiB) and as
+	// `--apiservers 9 --no-propagation-plane` (161 s, 202 CPU-s, 3.1
+	// GiB); 13 (`--apiservers 13 --no-propagation-plane`, 197 s) and 15
+	// (`--apiservers 5`, 117 s) each failed one timing case on load
+	// alone (an initializer configuration enforced 1.79 s after its
+	// change, bound 1.5 s; a plugin's timeout rejection 25 ms past its
+	// slack), 39 (`--apiservers 13`) failed ten.
+	ReplicasPerCPU = 4.5
 	// KindTargetsPerCPU: the matrix measurement (docs/measurements.md,
 	// Matrix scale): two kind clusters on 2 CPUs passed, a third starved the
 	// timing cases.
@@ -214,40 +232,22 @@ type Ceiling struct {
 	How  string
 }
 
+// limit is one of the limits a ceiling is the smallest of; how starts with
+// its name ("memory: ...").
+type limit struct {
+	max int
+	how string
+}
+
+func (l limit) name() string { return strings.SplitN(l.how, ":", 2)[0] }
+
 // Ceiling works out the ceiling of part p, the rest of l taking its share.
 func (m Machine) Ceiling(p Part, l Load) Ceiling {
 	info := parts[p]
-	c := Ceiling{Max: -1, Unit: info.unit}
-	var limits []string
+	var limits []limit
 	if m.MemTotal > 0 && info.bytes > 0 {
-		rest := l
-		switch p {
-		case Nodes:
-			rest.Nodes = 0
-		case APIServers:
-			rest.APIServers = 1
-		case Workers:
-			rest.Workers = 0
-		case KindNodes:
-			rest.KindNodes = 0
-		case Clients:
-			rest.Clients = 0
-		}
-		free := m.MemAvailable - m.KeepFree() - rest.Bytes()
-		each, per := info.bytes, info.each
-		if p == APIServers && l.planes() > 1 {
-			each *= int64(l.planes())
-			per = fmt.Sprintf("replica on each of %d control planes", l.planes())
-		}
-		n := int(max(free, 0) / each)
-		if p == APIServers {
-			n++ // the first is the rest's
-		}
-		c.Max = n
-		limits = append(limits, fmt.Sprintf("memory: (%s available − %s kept free − %s for the rest) / %s per %s",
-			gib(m.MemAvailable), gib(m.KeepFree()), gib(rest.Bytes()), mib(each), per))
+		limits = append(limits, m.memoryLimit(p, l))
 	}
-	cpu, how := -1, ""
 	// A longer clusterStart bound lets more start, but their load stays
 	// for the whole run: the ceilings take the default bound at most. (A
 	// full parallel run with 100 nodes and a 10-minute bound failed 29
@@ -256,38 +256,75 @@ func (m Machine) Ceiling(p Part, l Load) Ceiling {
 	half := start / 2
 	switch p {
 	case Nodes:
-		cpu = int(float64(m.CPUs) / 2 * half.Seconds() / NodeStartCPU.Seconds())
-		how = fmt.Sprintf("start-up: %.1f CPU-s per node within half the clusterStart bound (%s) on half of %d CPU(s)",
-			NodeStartCPU.Seconds(), start, m.CPUs)
+		limits = append(limits, limit{int(float64(m.CPUs) / 2 * half.Seconds() / NodeStartCPU.Seconds()),
+			fmt.Sprintf("start-up: %.1f CPU-s per node within half the clusterStart bound (%s) on half of %d CPU(s)",
+				NodeStartCPU.Seconds(), start, m.CPUs)})
 	case APIServers:
-		cpu = 1 + int(max(half-ControlPlaneStart, 0)/APIServerStart)
-		how = fmt.Sprintf("start-up: the control plane in %.0f s, then one replica after another, %.1f s each, within half the clusterStart bound (%s)",
-			ControlPlaneStart.Seconds(), APIServerStart.Seconds(), start)
+		limits = append(limits, limit{1 + int(max(half-ControlPlaneStart, 0)/APIServerStart),
+			fmt.Sprintf("start-up: the control plane in %.0f s, then one replica after another, %.1f s each, within half the clusterStart bound (%s)",
+				ControlPlaneStart.Seconds(), APIServerStart.Seconds(), start)},
+			m.replicasRunning(l))
 	case Workers:
-		cpu = WorkersPerCPU * m.CPUs
-		how = fmt.Sprintf("CPU: %d per CPU × %d CPU(s)", WorkersPerCPU, m.CPUs)
+		limits = append(limits, limit{WorkersPerCPU * m.CPUs, fmt.Sprintf("CPU: %d per CPU × %d CPU(s)", WorkersPerCPU, m.CPUs)})
 	case KindTargets:
-		cpu = KindTargetsPerCPU * m.CPUs
-		how = fmt.Sprintf("CPU: %d per CPU × %d CPU(s)", KindTargetsPerCPU, m.CPUs)
+		limits = append(limits, limit{KindTargetsPerCPU * m.CPUs, fmt.Sprintf("CPU: %d per CPU × %d CPU(s)", KindTargetsPerCPU, m.CPUs)})
 	}
-	if cpu >= 0 {
-		if c.Max < 0 || cpu < c.Max {
-			// The binding limit first, the other as what it would allow.
-			if c.Max >= 0 {
-				limits[0] = fmt.Sprintf("%s; %s would allow %d", how, strings.SplitN(limits[0], ":", 2)[0], c.Max)
-			} else {
-				limits = []string{how}
-			}
-			c.Max = cpu
-		} else {
-			limits[0] += fmt.Sprintf("; %s would allow %d", strings.SplitN(how, ":", 2)[0], cpu)
-		}
+	c := Ceiling{Max: int(^uint(0) >> 1), Unit: info.unit} // nothing limits it
+	if len(limits) == 0 {
+		return c
 	}
-	if c.Max < 0 {
-		c.Max = int(^uint(0) >> 1) // nothing limits it
+	// The binding limit first (the first of equals), the others as what
+	// they would allow.
+	slices.SortStableFunc(limits, func(a, b limit) int { return a.max - b.max })
+	c.Max, c.How = limits[0].max, limits[0].how
+	for _, o := range limits[1:] {
+		c.How += fmt.Sprintf("; %s would allow %d", o.name(), o.max)
 	}
-	c.How = strings.Join(limits, "")
 	return c
+}
+
+// memoryLimit is how many of part p fit in this machine's free memory
+// beside the rest of l.
+func (m Machine) memoryLimit(p Part, l Load) limit {
+	info := parts[p]
+	rest := l
+	switch p {
+	case Nodes:
+		rest.Nodes = 0
+	case APIServers:
+		rest.APIServers = 1
+	case Workers:
+		rest.Workers = 0
+	case KindNodes:
+		rest.KindNodes = 0
+	case Clients:
+		rest.Clients = 0
+	}
+	free := m.MemAvailable - m.KeepFree() - rest.Bytes()
+	each, per := info.bytes, info.each
+	if p == APIServers && l.planes() > 1 {
+		each *= int64(l.planes())
+		per = fmt.Sprintf("replica on each of %d control planes", l.planes())
+	}
+	n := int(max(free, 0) / each)
+	if p == APIServers {
+		n++ // the first is the rest's
+	}
+	return limit{n, fmt.Sprintf("memory: (%s available − %s kept free − %s for the rest) / %s per %s",
+		gib(m.MemAvailable), gib(m.KeepFree()), gib(rest.Bytes()), mib(each), per)}
+}
+
+// replicasRunning is how many replicas each control plane of l may run
+// for a whole run: ReplicasPerCPU on each CPU, shared by the control
+// planes (a run's propagation planes have as many replicas as its
+// cluster).
+func (m Machine) replicasRunning(l Load) limit {
+	all := int(ReplicasPerCPU * float64(m.CPUs))
+	how := fmt.Sprintf("CPU: %g replicas per CPU × %d CPU(s) for the whole run", ReplicasPerCPU, m.CPUs)
+	if n := l.planes(); n > 1 {
+		how += fmt.Sprintf(", shared by %d control planes (the cluster and %d propagation plane(s), each with as many replicas)", n, n-1)
+	}
+	return limit{max(all/l.planes(), 1), how}
 }
 
 // Over returns an error when value is over the ceiling of part p: "WHAT is

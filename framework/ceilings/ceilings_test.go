@@ -19,8 +19,9 @@ func TestCeilingsOfTheProjectMachine(t *testing.T) {
 	}{
 		// 2 CPUs / 2 × 90 s / 2.1 CPU-s.
 		{Nodes, 42, "start-up: 2.1 CPU-s per node"},
-		// 1 + (90 s − 7 s) / 6.8 s.
-		{APIServers, 13, "one replica after another"},
+		// 4.5 × 2 CPUs for the whole run (start-up would allow 1 + (90 s −
+		// 7 s) / 6.8 s = 13).
+		{APIServers, 9, "CPU: 4.5 replicas per CPU × 2 CPU(s) for the whole run; start-up would allow 13"},
 		{Workers, 16, "CPU: 8 per CPU × 2 CPU(s)"},
 		// (20 GiB − 2 GiB − 448 MiB − 1 × 32 MiB − 8 × 64 MiB) / 1 GiB.
 		{KindNodes, 17, "memory: (20.0 GiB available − 2.0 GiB kept free − 1.0 GiB for the rest) / 1024 MiB per container"},
@@ -92,6 +93,27 @@ func TestLongerClusterStartDoesNotRaiseCeilings(t *testing.T) {
 	}
 	if c := machine2.Ceiling(APIServers, short); c.Max != 2 { // 1 + (15 s − 7 s) / 6.8 s
 		t.Errorf("30s bound: apiservers ceiling %d (%s), want 2", c.Max, c.How)
+	}
+}
+
+// TestPropagationPlanesShareTheReplicas: a run's propagation planes have
+// as many replicas as its cluster, so each control plane gets its share of
+// what the CPUs hold, and memory counts every plane.
+func TestPropagationPlanesShareTheReplicas(t *testing.T) {
+	withPlanes := embeddedRun
+	withPlanes.PropagationPlanes = 2
+	c := machine2.Ceiling(APIServers, withPlanes)
+	// Memory: 1 + (20 GiB − 2 GiB − 3 × 448 MiB − 32 MiB − 8 × 64 MiB) / (3 × 176 MiB).
+	if c.Max != 3 || !strings.HasPrefix(c.How, "CPU: 4.5 replicas per CPU × 2 CPU(s) for the whole run, shared by 3 control planes") ||
+		!strings.HasSuffix(c.How, "; start-up would allow 13; memory would allow 32") {
+		t.Errorf("apiservers ceiling with two planes %d (%s), want 3", c.Max, c.How)
+	}
+	withPlanes.PropagationPlanes = 1
+	if c := machine2.Ceiling(APIServers, withPlanes); c.Max != 4 {
+		t.Errorf("apiservers ceiling with one plane %d (%s), want 4", c.Max, c.How)
+	}
+	if err := machine2.Over("--apiservers 4", 4, APIServers, Load{ControlPlane: true, APIServers: 4, Workers: 8, PropagationPlanes: 2, ClusterStart: time.Minute}, 1); err == nil {
+		t.Error("4 replicas on each of 3 control planes not refused")
 	}
 }
 

@@ -75,9 +75,21 @@ func (o *Config) checkCeilings() error {
 		checks = append(checks, check{fmt.Sprintf("--kind-topology %s (%d containers)", o.Kind.Topology, l.KindNodes), l.KindNodes, 1, ceilings.KindNodes})
 	}
 	for _, c := range checks {
-		if err := m.Over(c.what, c.value, c.part, l, c.floor); err != nil {
-			return OverCeiling(err)
+		err := m.Over(c.what, c.value, c.part, l, c.floor)
+		if err == nil {
+			continue
 		}
+		if c.part == ceilings.APIServers && l.PropagationPlanes > 0 {
+			// The propagation planes have as many replicas: without them
+			// the run may hold this many.
+			alone := l
+			alone.PropagationPlanes = 0
+			if m.Over(c.what, c.value, c.part, alone, c.floor) == nil {
+				return exitcode.Usagef("%v; pass --%s to run the propagation specs on the cluster (one control plane), or --%s to run it anyway",
+					err, NoPropagationPlaneFlag, NoCeilingsFlag)
+			}
+		}
+		return OverCeiling(err)
 	}
 	return nil
 }
