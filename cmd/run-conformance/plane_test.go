@@ -1,8 +1,10 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
@@ -34,18 +36,26 @@ func TestPropagationPlaneOnlyForParallelEmbeddedRunsOfPropagationSpecs(t *testin
 			t.Errorf("%s: starts a plane", name)
 		}
 	}
-	// Every spec on the plane measures a quiet window and needs no node;
-	// there is at least one of them.
-	n := 0
+	// Every spec on the plane measures a quiet window and needs neither a
+	// node nor the reference initializers (a plane has none); there is at
+	// least one of them, and a quiet holder needing the initializers stays
+	// on the cluster.
+	n, onCluster := 0, 0
 	for _, s := range spec.All() {
+		initializers := slices.Contains(s.Features, features.ReferenceInitializers)
 		if runconfig.OnPropagationPlane(s) {
 			n++
-			if len(s.Isolation.Quiet) == 0 || runconfig.UsesNodes(s) {
-				t.Errorf("%s is on the plane: quiet %v, uses nodes %v", s.ShortName, s.Isolation.Quiet, runconfig.UsesNodes(s))
+			if len(s.Isolation.Quiet) == 0 || runconfig.UsesNodes(s) || initializers {
+				t.Errorf("%s is on the plane: quiet %v, uses nodes %v, reference initializers %v", s.ShortName, s.Isolation.Quiet, runconfig.UsesNodes(s), initializers)
 			}
+		} else if len(s.Isolation.Quiet) > 0 && initializers {
+			onCluster++
 		}
 	}
 	if n == 0 {
 		t.Error("no registered spec runs on the plane")
+	}
+	if onCluster == 0 {
+		t.Error("no quiet holder needing the reference initializers (UpdateMutatorsSkippedDuringInitialization) stays on the cluster")
 	}
 }

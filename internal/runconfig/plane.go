@@ -1,7 +1,10 @@
 package runconfig
 
 import (
+	"slices"
+
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -48,8 +51,9 @@ func (o *Config) PropagationPlanes() int {
 }
 
 // OnPropagationPlane reports whether a spec runs on a propagation plane
-// when the run has one: it measures enforcement (spec.Isolation.Quiet)
-// and places no pod on a node (the planes have none).
+// when the run has one: it measures enforcement (spec.Isolation.Quiet),
+// places no pod on a node and needs no reference initializers (the planes
+// have neither).
 func OnPropagationPlane(s spec.Spec) bool {
-	return len(s.Isolation.Quiet) > 0 && !UsesNodes(s)
+	return len(s.Isolation.Quiet) > 0 && !UsesNodes(s) && !slices.Contains(s.Features, features.ReferenceInitializers)
 }

@@ -2,6 +2,8 @@ package initializers
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -30,7 +32,7 @@ var updateMutatorsSkippedDuringInitialization = spec.Spec{
 	Features:  []features.Name{features.ReferenceInitializers, features.MutatingWebhook},
 	Profile:   spec.Reference,
 	Seed:      "000 Requirements for extensible admission: during initialization the update admission mutators shouldn't run",
-	Isolation: usesInitializers,
+	Isolation: exemptionQuiet,
 }
 
 var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harness.Framework) {
@@ -71,17 +73,19 @@ var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harn
 			}
 			return len(seen)
 		}
+		// exempt reports whether a dry-run update of the held pod skips the
+		// hook.
+		exempt := func(ctx context.Context, _ *rest.Config) (bool, error) {
+			before := calls(marker.Name)
+			_, err := f.Client.CoreV1().Pods(f.Namespace).Patch(ctx, marker.Name, types.MergePatchType,
+				[]byte(`{"metadata":{"annotations":{"probe":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+			return err == nil && calls(marker.Name) == before, err
+		}
 		// Registered is not exempt yet: the implementation stamps the
 		// configuration after it appears. Wait until dry-run updates of the
 		// held pod stop reaching the hook.
 		registered := time.Now()
-		d, err := enforce.Until(ctx, registered, f.Config, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration,
-			func(ctx context.Context, _ *rest.Config) (bool, error) {
-				before := calls(marker.Name)
-				_, err := f.Client.CoreV1().Pods(f.Namespace).Patch(ctx, marker.Name, types.MergePatchType,
-					[]byte(`{"metadata":{"annotations":{"probe":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
-				return err == nil && calls(marker.Name) == before, err
-			})
+		d, err := enforce.Until(ctx, registered, f.Config, f.Bounds.WebhookReady.Duration, f.Bounds.PollInterval.Duration, exempt)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "updates of a pod being initialized kept reaching the update mutator")
 		m := within(f, "update-mutator-exemption-in-force", d, 0, f.Bounds.WebhookReady.Duration, nil)
 		gomega.Expect(m.Within()).To(gomega.BeTrue(), "the update mutator's exemption was in force after %s, bound %s", d, f.Bounds.WebhookReady.Duration)
@@ -97,7 +101,9 @@ var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harn
 			return initialized(p) && len(p.Spec.SchedulingGates) == 0
 		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the pod never finished initialization")
-		gomega.Expect(calls(p.Name)).To(gomega.BeZero(), "the update mutator was called during initialization")
+		gomega.Expect(calls(p.Name)).To(gomega.BeZero(), func() string {
+			return "the update mutator was called during initialization; " + exemptionState(ctx, f, reg.Name, hook.FullName, exempt)
+		})
 
 		_, err = f.Client.CoreV1().Pods(f.Namespace).Patch(ctx, p.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"touched":"yes"}}}`), metav1.PatchOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -106,3 +112,33 @@ var _ = harness.Describe(updateMutatorsSkippedDuringInitialization, func(f *harn
 		gomega.Expect(calls(p.Name)).To(gomega.BeNumerically(">=", 1), "an update of the initialized pod must reach the update mutator")
 	})
 })
+
+// exemptionState says, after an update of a pod being initialized reached
+// the update mutator, where the exemption was lost: not in the stored
+// configuration (the implementation's doing), or stored but not applied
+// by the apiserver (its webhook cache kept the configuration from before
+// the stamp: docs/upstream-defects.md), or in force again by now.
+func exemptionState(ctx context.Context, f *harness.Framework, configuration, webhook string, exempt func(context.Context, *rest.Config) (bool, error)) string {
+	cfg, err := f.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, configuration, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Sprintf("reading configuration %s: %v", configuration, err)
+	}
+	i := slices.IndexFunc(cfg.Webhooks, func(w admissionregistrationv1.MutatingWebhook) bool { return w.Name == webhook })
+	if i < 0 {
+		return fmt.Sprintf("the stored configuration %s has no webhook %s", configuration, webhook)
+	}
+	if !slices.ContainsFunc(cfg.Webhooks[i].MatchConditions, func(m admissionregistrationv1.MatchCondition) bool {
+		return m.Name == v1alpha1.ExemptionCondition
+	}) {
+		return fmt.Sprintf("the stored configuration %s has no exemption matchCondition (%s) on webhook %s", configuration, v1alpha1.ExemptionCondition, webhook)
+	}
+	inForce, err := exempt(ctx, f.Config)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the stored configuration has the exemption; probing it again: %v", err)
+	case inForce:
+		return "the stored configuration has the exemption, and a dry-run update of the held pod skips the webhook by now"
+	}
+	return "the stored configuration has the exemption, but the apiserver still calls the webhook for an update of the held pod: " +
+		"its webhook configuration cache kept the configuration from before the exemption was added (an upstream defect, docs/upstream-defects.md)"
+}
