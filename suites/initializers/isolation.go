@@ -1,9 +1,6 @@
 package initializers
 
-import (
-	"github.com/admission-conformance/admission-conformance/framework/quiet"
-	"github.com/admission-conformance/admission-conformance/framework/spec"
-)
+import "github.com/admission-conformance/admission-conformance/framework/spec"
 
 // What the suite's specs may run beside in a parallel run (spec.Isolation).
 var (
@@ -17,16 +14,6 @@ var (
 	// case's pods to one of the harness's nodes.
 	usesInitializersAndNodes = spec.Isolation{Shares: []string{spec.InitializersState, spec.NodesState},
 		Reason: "its pods are created where the run's reference initializers act, and the scheduler binds them to one of the harness's nodes"}
-	// exemptionQuiet: as usesInitializers, and the case relies on the
-	// implementation's update of its webhook configuration (the exemption
-	// it adds) being enforced: the pinned apiserver can lose such an update
-	// when another configuration's change has an evaluation of its webhook
-	// cache in flight (docs/upstream-defects.md), so no other case writes
-	// a webhook configuration meanwhile. It runs on the cluster, where the
-	// reference initializers are, never on a propagation plane.
-	exemptionQuiet = spec.Isolation{Shares: []string{spec.InitializersState}, Quiet: []quiet.Kind{quiet.WebhookConfigurations},
-		Reason: "its pods are created where the run's reference initializers act, and it relies on their update of its webhook " +
-			"configuration being enforced, which another case's configuration change can make the apiserver lose"}
 	// cutsOffThePoller: without a configuration read for 5 s the webhook
 	// refuses every creation in every namespace of the suite.
 	cutsOffThePoller = spec.Isolation{Exclusive: []string{spec.InitializersState},

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -77,11 +78,21 @@ func (c *Controller) finish(ctx context.Context, pod *corev1.Pod) error {
 	if _, ok := pod.Labels[v1alpha1.InitializingLabel]; !ok {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{v1alpha1.InitializingLabel: nil}}})
+	patch, err := v1alpha1.FinishPatch()
 	if err != nil {
 		return err
 	}
-	_, err = c.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = c.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsInvalid(err) {
+		// The label's test failed if it is gone: finished already.
+		current, gerr := c.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if gerr == nil {
+			if _, ok := current.Labels[v1alpha1.InitializingLabel]; !ok {
+				return nil
+			}
+		}
+		err = errors.Join(err, gerr)
+	}
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

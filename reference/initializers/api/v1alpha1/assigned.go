@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -88,5 +89,19 @@ func RemoveGatePatch(i int, name string) ([]byte, error) {
 	return json.Marshal([]map[string]any{
 		{"op": "test", "path": fmt.Sprintf("/spec/schedulingGates/%d/name", i), "value": name},
 		{"op": "remove", "path": fmt.Sprintf("/spec/schedulingGates/%d", i)},
+	})
+}
+
+// FinishPatch is a JSON patch removing the initializing label, refused by
+// the apiserver (422 test failed) before admission when the label is gone
+// already: a second finish of the same pod (its informer's view lagging
+// behind the first) must not send an update of an initialized pod through
+// the update mutators, which would see it as an update of a pod without
+// the label.
+func FinishPatch() ([]byte, error) {
+	path := "/metadata/labels/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(InitializingLabel)
+	return json.Marshal([]map[string]any{
+		{"op": "test", "path": path, "value": "true"},
+		{"op": "remove", "path": path},
 	})
 }

@@ -1,8 +1,10 @@
 package v1alpha1
 
 import (
+	"encoding/json"
 	"testing"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -41,5 +43,35 @@ func TestCRDDecodes(t *testing.T) {
 	}
 	if crd.Name != CRDName || crd.Spec.Group != Group || crd.Spec.Names.Kind != Kind || crd.Spec.Versions[0].Name != Version {
 		t.Errorf("%s %s %s %s", crd.Name, crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.Versions[0].Name)
+	}
+}
+
+// TestFinishPatchRemovesTheLabelOnce: applied as the apiserver applies a
+// JSON patch, it removes the initializing label (a key with a slash) and
+// leaves the other labels; applied again, its test fails, so the
+// apiserver refuses it before admission.
+func TestFinishPatchRemovesTheLabelOnce(t *testing.T) {
+	raw, err := FinishPatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := jsonpatch.DecodePatch(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := []byte(`{"metadata":{"name":"p","labels":{"` + InitializingLabel + `":"true","app":"x"}}}`)
+	done, err := patch.Apply(pod)
+	if err != nil {
+		t.Fatalf("first finish: %v", err)
+	}
+	var got corev1.Pod
+	if err := json.Unmarshal(done, &got); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got.Labels[InitializingLabel]; ok || got.Labels["app"] != "x" {
+		t.Errorf("labels after the first finish: %v", got.Labels)
+	}
+	if _, err := patch.Apply(done); err == nil {
+		t.Error("a second finish applied to a pod without the label")
 	}
 }
