@@ -25,6 +25,10 @@ type childConfig struct {
 	Journal string `json:"journal"`
 	// Ready is created once a server listens.
 	Ready string `json:"ready"`
+	// Requests is a shell plugin's request FIFO, Calls the dir its
+	// relay script makes a dir in for each call.
+	Requests string `json:"requests,omitempty"`
+	Calls    string `json:"calls,omitempty"`
 }
 
 // RunChild plays the fake plugin whose configuration is at path: one
@@ -41,7 +45,7 @@ func RunChild(path string) error {
 	}
 	switch c.Plugin.Type {
 	case nodeadmission.PluginTypeShell:
-		return runShell(c)
+		return serveShell(childproc.ParentGone(), c)
 	case nodeadmission.PluginTypeGRPC:
 		return serveGRPC(childproc.ParentGone(), c)
 	case nodeadmission.PluginTypeSocket:
@@ -51,9 +55,9 @@ func RunChild(path string) error {
 }
 
 // received journals a pod as it arrives.
-func received(c childConfig, pod []byte) (Invocation, error) {
+func received(c childConfig, pod []byte, pid int) (Invocation, error) {
 	inv := Invocation{Plugin: c.Plugin.Name, Type: c.Plugin.Type, Pod: json.RawMessage(pod),
-		ReceivedNanos: MonotonicNow(), PID: os.Getpid()}
+		ReceivedNanos: MonotonicNow(), PID: pid}
 	if !json.Valid(pod) {
 		// Keep what arrived, as a JSON string, rather than lose it.
 		quoted, _ := json.Marshal(string(pod))

@@ -4,8 +4,12 @@
 // answer late, crash, answer garbage, exit non-zero — as any of the three
 // plugin types, and journals every invocation with the pod it saw.
 //
-//   - shell: Install writes an executable script in the node's plugin
-//     directory that re-executes this binary; each admission is one process.
+//   - shell: Install starts this binary as a long-lived server reading a
+//     request FIFO, and writes an executable POSIX shell script in the
+//     node's plugin directory that relays each pod to it (shell.go); each
+//     admission is one process of that script, its exit status and output
+//     the server's verdict. (Re-executing this binary for each admission
+//     cost up to seconds beside a CPU hog.)
 //   - grpc and socket: Install starts this binary as a long-lived server
 //     (killed by Remove) listening on a loopback port (written to the plugin
 //     directory entry) or on a Unix socket (the plugin directory entry).

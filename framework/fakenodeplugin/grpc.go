@@ -3,6 +3,7 @@ package fakenodeplugin
 import (
 	"context"
 	"net"
+	"os"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
@@ -43,7 +44,7 @@ type grpcPlugin struct {
 }
 
 func (p *grpcPlugin) Admit(ctx context.Context, req *pluginapi.AdmitRequest) (*pluginapi.AdmitResult, error) {
-	inv, err := received(p.config, req.GetPod())
+	inv, err := received(p.config, req.GetPod(), os.Getpid())
 	if err != nil {
 		return nil, err
 	}

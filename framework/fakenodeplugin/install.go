@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -26,8 +26,9 @@ type Installed struct {
 	proc    *childproc.Process
 }
 
-// Install puts p into pluginDir (keeping its journal under stateDir) and,
-// for a server type, starts it and waits up to timeout until it listens.
+// Install puts p into pluginDir (keeping its journal under stateDir),
+// starts its server (for a shell plugin, the one its relay script calls)
+// and waits up to timeout until it listens.
 // log receives a server's output.
 func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.Writer, timeout, poll time.Duration) (_ *Installed, err error) {
 	if err := p.Validate(); err != nil {
@@ -47,6 +48,15 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 		}
 	}()
 	c := childConfig{Plugin: p, Entry: i.entry, Journal: i.journal, Ready: filepath.Join(i.state, "ready")}
+	if p.Type == nodeadmission.PluginTypeShell {
+		c.Requests, c.Calls = filepath.Join(i.state, "requests"), filepath.Join(i.state, "calls")
+		if err := os.MkdirAll(c.Calls, 0o755); err != nil {
+			return nil, err
+		}
+		if err := syscall.Mkfifo(c.Requests, 0o600); err != nil {
+			return nil, fmt.Errorf("fake shell plugin %s: request FIFO: %w", p.Name, err)
+		}
+	}
 	config := filepath.Join(i.state, "plugin.json")
 	data, err := json.Marshal(c)
 	if err != nil {
@@ -54,13 +64,6 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 	}
 	if err := os.WriteFile(config, data, 0o644); err != nil {
 		return nil, err
-	}
-	if p.Type == nodeadmission.PluginTypeShell {
-		script, err := shellScript(config)
-		if err != nil {
-			return nil, err
-		}
-		return i, writeAtomically(i.entry, script, 0o755)
 	}
 	i.proc, err = childproc.Start(childproc.Spec{Name: "plugin " + p.Name, Role: Role, Config: config, Log: log, Prefix: "plugin " + p.Name + ": "})
 	if err != nil {
@@ -76,25 +79,15 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 	if err != nil {
 		return nil, fmt.Errorf("fake %s plugin %s did not start listening: %w", p.Type, p.Name, err)
 	}
-	return i, nil
-}
-
-// shellScript re-executes this binary as the fake plugin.
-func shellScript(config string) ([]byte, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range []string{exe, config} {
-		if strings.ContainsAny(s, "'\n") {
-			return nil, fmt.Errorf("path %q cannot be quoted for a shell script", s)
+	if p.Type == nodeadmission.PluginTypeShell {
+		// The relay goes into the plugin dir last, once its server reads.
+		script, err := shellScript(c)
+		if err != nil {
+			return nil, err
 		}
+		return i, writeAtomically(i.entry, script, 0o755)
 	}
-	return []byte(fmt.Sprintf(`#!/bin/sh
-# A fake KEP-2823 node admission plugin of admission-conformance.
-export %s=%s %s='%s'
-exec '%s' -admission-conformance-child=%s
-`, childproc.RoleEnv, Role, childproc.ConfigEnv, config, exe, Role)), nil
+	return i, nil
 }
 
 // Journal returns the plugin's invocations in the order they arrived.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"os"
 
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission/unixsock"
 )
@@ -41,7 +42,7 @@ func answerSocket(ctx context.Context, c childConfig, conn net.Conn) {
 	if err != nil {
 		return
 	}
-	inv, err := received(c, pod)
+	inv, err := received(c, pod, os.Getpid())
 	if err != nil {
 		return
 	}
