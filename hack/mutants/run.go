@@ -43,9 +43,14 @@ type RunRequest struct {
 	Env []string
 	// Timeout ends the run with SIGINT (the harness cleans up), then SIGKILL.
 	Timeout time.Duration
-	// FailFast interrupts the run at its first failed case: enough for a
-	// verdict, and much shorter when a mutant breaks a path every spec takes.
+	// FailFast interrupts the run at its first failed case (of a spec not in
+	// Ignore): enough for a verdict, and much shorter when a mutant breaks a
+	// path every spec takes. Cases the interrupt itself cut short are
+	// reported failed by the harness; Interrupted tells them apart.
 	FailFast bool
+	// Ignore are specs whose failures do not stop a FailFast run (they
+	// failed without any fault: the baseline's).
+	Ignore map[string]bool
 	// Lock, when set, is a file held with an exclusive flock for the run,
 	// so runs of other tools on the machine that take the same lock never
 	// overlap it (timing specs measure against a quiet machine).
@@ -104,7 +109,7 @@ func (w *WorkDir) Run(ctx context.Context, r RunRequest) (results.Results, error
 	for sc.Scan() {
 		line := sc.Text()
 		fmt.Fprintln(logFile, line)
-		if r.FailFast && strings.Contains(line, failedLine) {
+		if r.FailFast && strings.Contains(line, failedLine) && !r.Ignore[failedSpec(line)] {
 			interrupted.Do(func() { _ = cmd.Process.Signal(os.Interrupt) })
 		}
 	}
@@ -134,4 +139,23 @@ func lockFile(path string) (func(), error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// failedSpec is the spec short name of a progress line
+// "[3/10] FAILED        suite/Spec: case (...)".
+func failedSpec(line string) string {
+	_, rest, ok := strings.Cut(line, failedLine)
+	if !ok {
+		return ""
+	}
+	rest = strings.TrimSpace(rest)
+	_, rest, _ = strings.Cut(rest, "/")
+	name, _, _ := strings.Cut(rest, ":")
+	return name
+}
+
+// Interrupted reports whether a failed case failed only because the run
+// was interrupted (FailFast): cut short in its worker, or by Ginkgo.
+func Interrupted(message string) bool {
+	return strings.Contains(message, "Interrupted by User") || strings.Contains(message, "(exit: signal: interrupt)")
 }

@@ -180,6 +180,9 @@ func run(ctx context.Context, o options) (int, error) {
 			return 2, err
 		}
 	}
+	for i := range ms {
+		ms[i].Specs = without(ms[i].Specs, flaky)
+	}
 	equivalent, err := generate.ReadEquivalent(filepath.Join(o.out, "equivalent.yaml"))
 	if err != nil {
 		return 2, err
@@ -418,12 +421,35 @@ func specsNeedingNodes(bin string) ([]string, error) {
 	return names, nil
 }
 
-func labelFilter(specs []string) string {
+// labelFilter selects specs, or with none every spec but those in skip.
+func labelFilter(specs []string, skip map[string]bool) string {
+	if len(specs) == 0 {
+		var parts []string
+		for _, s := range keys(skip) {
+			parts = append(parts, "!spec:"+s)
+		}
+		return strings.Join(parts, " && ")
+	}
 	parts := make([]string, len(specs))
 	for i, s := range specs {
 		parts[i] = "spec:" + s
 	}
 	return strings.Join(parts, " || ")
+}
+
+// without drops the specs in skip; a selection left empty that was not
+// empty cannot be run (nil means every spec).
+func without(specs []string, skip map[string]bool) []string {
+	if len(specs) == 0 {
+		return specs
+	}
+	out := []string{}
+	for _, s := range specs {
+		if !skip[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // baseline runs the union of the mutants' specs once without a mutant:
@@ -449,7 +475,7 @@ func baseline(ctx context.Context, w *mutants.WorkDir, ms []generate.Mutant, o o
 			specs = append(specs, s)
 		}
 		sort.Strings(specs)
-		filter = labelFilter(specs)
+		filter = labelFilter(specs, nil)
 	}
 	logf("baseline: the schemata build with no mutant active, %d specs%s", len(union), map[bool]string{true: " (the full selection)"}[all])
 	res, err := w.Run(ctx, mutants.RunRequest{Name: "baseline", LabelFilter: filter, Timeout: o.timeout, Lock: o.lock})
@@ -479,9 +505,12 @@ func keys(m map[string]bool) []string {
 
 // judge runs one mutant.
 func judge(ctx context.Context, w *mutants.WorkDir, m generate.Mutant, flaky map[string]bool, timeout time.Duration, lock string) generate.Verdict {
+	if m.Specs != nil && len(m.Specs) == 0 {
+		return generate.Verdict{Mutant: m, Outcome: generate.NoVerdict, Detail: "every spec that covers it failed without a mutant (baseline)"}
+	}
 	start := time.Now()
 	res, err := w.Run(ctx, mutants.RunRequest{
-		Name: "m" + strconv.Itoa(m.ID), LabelFilter: labelFilter(m.Specs), Timeout: timeout, FailFast: true, Lock: lock,
+		Name: "m" + strconv.Itoa(m.ID), LabelFilter: labelFilter(m.Specs, flaky), Timeout: timeout, FailFast: true, Lock: lock, Ignore: flaky,
 		Env: []string{generate.MutantEnv + "=" + strconv.Itoa(m.ID)},
 	})
 	v := generate.Verdict{Mutant: m, RunSeconds: time.Since(start).Seconds()}
