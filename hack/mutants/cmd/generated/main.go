@@ -43,6 +43,7 @@ type options struct {
 	timeout                               time.Duration
 	list, baseline                        bool
 	skipSpecs                             map[string]bool
+	tableOnly                             bool
 }
 
 func main() {
@@ -74,6 +75,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&only, "only", "", "comma-separated mutant numbers of the sample to run (default all); their verdicts replace the kept ones")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for one mutant's run")
 	fs.BoolVar(&o.list, "list", false, "only draw the sample and print it")
+	fs.BoolVar(&o.tableOnly, "table", false, "only write the table again from the kept verdicts and equivalent.yaml (no build, no run)")
 	fs.StringVar(&o.lock, "lock", "", "a file to hold with flock during each run, so other timing-sensitive runs that take it never overlap")
 	var skip string
 	fs.StringVar(&skip, "skip-specs", "", "comma-separated specs left out of every selection, as if the suite had not them (the score before they were written)")
@@ -126,6 +128,9 @@ func logf(format string, args ...any) {
 }
 
 func run(ctx context.Context, o options) (int, error) {
+	if o.tableOnly {
+		return retable(o)
+	}
 	profile, err := coverage.ReadProfile(filepath.Join(o.coverageDir, "coverage.out"))
 	if err != nil {
 		return 2, fmt.Errorf("%w (run make coverage COVERAGE_ATTRIBUTION=1 first)", err)
@@ -583,4 +588,37 @@ func moduleVersions(repo string) map[string]string {
 		}
 	}
 	return out
+}
+
+// retable judges the kept verdicts again against equivalent.yaml (a
+// survivor it lists is equivalent, an equivalent one it no longer lists
+// survived) and writes the table.
+func retable(o options) (int, error) {
+	kept, err := generate.ReadKept(filepath.Join(o.out, "verdicts.json"))
+	if err != nil {
+		return 2, err
+	}
+	equivalent, err := generate.ReadEquivalent(filepath.Join(o.out, "equivalent.yaml"))
+	if err != nil {
+		return 2, err
+	}
+	code := 0
+	for i, v := range kept.Verdicts {
+		_, listed := equivalent[v.Key()]
+		switch {
+		case v.Outcome == generate.Survived && listed:
+			kept.Verdicts[i].Outcome = generate.Equivalent
+		case v.Outcome == generate.Equivalent && !listed:
+			kept.Verdicts[i].Outcome = generate.Survived
+		}
+		if o := kept.Verdicts[i].Outcome; o == generate.Survived || o == generate.NoVerdict {
+			code = 1
+		}
+	}
+	if err := writeOut(o.out, kept, equivalent); err != nil {
+		return 2, err
+	}
+	killed, total := kept.Score()
+	logf("%d verdicts; score %d/%d", len(kept.Verdicts), killed, total)
+	return code, nil
 }
