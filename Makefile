@@ -157,11 +157,13 @@ coverage:
 # specs that cover its statement. Verdicts, score and the survivors' table
 # are kept in hack/mutants/generated/; survivors not killed are recorded
 # in hack/mutants/generated/equivalent.yaml with the reason.
-# MUTANTS=3,17 runs some of the sample again.
+# MUTANTS=3,17 runs some of the sample again; MUTATION_ARGS=--table only
+# judges the kept verdicts against equivalent.yaml again.
 MUTATION_SAMPLE ?= 250
 MUTATION_SEED ?= 1
+MUTATION_ARGS ?=
 mutation-generated:
-	$(GO) run ./hack/mutants/cmd/generated --coverage $(COVERAGE_DIR) --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED) $(if $(MUTANTS),--only $(MUTANTS))
+	$(GO) run ./hack/mutants/cmd/generated --coverage $(COVERAGE_DIR) --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED) $(if $(MUTANTS),--only $(MUTANTS)) $(MUTATION_ARGS)
 
 # Offline kind (hack/kind/): installs and starts Debian's Docker engine if
 # none answers, then builds a kind node image from Debian packages and the Go
