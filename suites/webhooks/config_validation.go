@@ -199,6 +199,26 @@ var webhookConfigCases = []configCase{
 	{name: "failurePolicy Retry", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
 		h.FailurePolicy = ptr.To[admissionregistrationv1.FailurePolicyType]("Retry")
 	}), field: "webhooks[0].failurePolicy", detail: "Unsupported value"},
+	// Every part of a rule is required, and none may be empty (make
+	// coverage found these branches never run).
+	{name: "a rule without apiGroups", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].APIGroups = nil }),
+		field: "webhooks[0].rules[0].apiGroups", detail: "Required value"},
+	{name: "a rule without apiVersions", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].APIVersions = nil }),
+		field: "webhooks[0].rules[0].apiVersions", detail: "Required value"},
+	{name: "a rule with an empty apiVersion", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].APIVersions = []string{""} }),
+		field: "webhooks[0].rules[0].apiVersions[0]", detail: "Required value"},
+	{name: "a rule without resources", hooks: editHook(withResources()), field: "webhooks[0].rules[0].resources", detail: "Required value"},
+	{name: "a rule with an empty resource", hooks: editHook(withResources("")), field: "webhooks[0].rules[0].resources[0]", detail: "Required value"},
+	{name: "a rule without operations", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].Operations = nil }),
+		field: "webhooks[0].rules[0].operations", detail: "Required value"},
+	{name: "admissionReviewVersions listing v1 twice", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.AdmissionReviewVersions = []string{"v1", "v1"}
+	}), field: "webhooks[0].admissionReviewVersions[1]", detail: "duplicate version"},
+	{name: "admissionReviewVersions with a version that is not a DNS-1035 label", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.AdmissionReviewVersions = []string{"V1", "v1"}
+	}), field: "webhooks[0].admissionReviewVersions[0]", detail: "a DNS-1035 label"},
+	// Accepted: several groups, the core group among them, without '*'.
+	{name: "apiGroups with the core group and another", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) { h.Rules[0].APIGroups = []string{"", "apps"} })},
 }
 
 var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framework) {
@@ -555,6 +575,59 @@ var policyConfigCases = []policyCase{
 		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
 			ruleResources(s.MatchConstraints, "*", "configmaps")
 		}),
+
+	// Rules make coverage found never run: paramKind, matchConditions,
+	// variables, messages, policy rules.
+	vapCase("a paramKind without apiVersion", "spec.paramKind.apiVersion", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{Kind: "ConfigMap"}
+		}),
+	vapCase("a paramKind apiVersion with two slashes", "spec.paramKind.apiVersion", "unexpected GroupVersion string",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "a/b/c", Kind: "ConfigMap"}
+		}),
+	vapCase("a paramKind group that is not a DNS subdomain", "spec.paramKind.apiVersion", "RFC 1123 subdomain",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "Bad_Group/v1", Kind: "ConfigMap"}
+		}),
+	vapCase("a paramKind apiVersion without version", "spec.paramKind.apiVersion", "version must be specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "example.com/", Kind: "ConfigMap"}
+		}),
+	vapCase("a paramKind version that is not a DNS label", "spec.paramKind.apiVersion", "DNS-1035 label",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "example.com/V1", Kind: "ConfigMap"}
+		}),
+	vapCase("a paramKind without kind", "spec.paramKind.kind", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1"}
+		}),
+	vapCase("a paramKind kind starting with a digit", "spec.paramKind.kind", "may have mixed case",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "9x"}
+		}),
+	vapCase("a matchCondition with a blank expression", "spec.matchConditions[0].expression", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "blank", Expression: "  "}}
+		}),
+	vapCase("a matchCondition without a name", "spec.matchConditions[0].name", "Required value",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.MatchConditions = []admissionregistrationv1.MatchCondition{{Expression: "true"}}
+		}),
+	vapCase("a variable without a name", "spec.variables[0].name", "name is not specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Variables = []admissionregistrationv1.Variable{{Expression: "true"}}
+		}),
+	vapCase("a variable with a blank expression", "spec.variables[0].expression", "expression is not specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: "  "}}
+		}),
+	vapCase("a blank messageExpression", "spec.validations[0].messageExpression", "must be non-empty if specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].MessageExpression = "  " }),
+	vapCase("a blank message", "spec.validations[0].message", "must be non-empty if specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Message = "  " }),
+	vapCase("a message with a line break", "spec.validations[0].message", "must not contain line breaks",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Message = "two\nlines" }),
 
 	// MutatingAdmissionPolicyBinding.
 	mapbCase("no policyName", "spec.policyName", "Required value",
