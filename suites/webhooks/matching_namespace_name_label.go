@@ -83,7 +83,7 @@ var _ = harness.Describe(namespaceNameLabel, func(f *harness.Framework) {
 		// A webhook selecting the spec's namespace by that label judges
 		// requests there, never in the namespace that claimed it.
 		denier, err := f.RegisterValidating(ctx, "by-name-label", harness.Hook{Name: "deny",
-			Behaviour: fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: "selected by name label"},
+			Behaviour:         fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: "selected by name label"},
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: f.Namespace}}})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		elsewhere := subject(named.Name)
