@@ -623,11 +623,15 @@ var policyConfigCases = []policyCase{
 			s.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: "  "}}
 		}),
 	vapCase("a blank messageExpression", "spec.validations[0].messageExpression", "must be non-empty if specified",
-		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].MessageExpression = "  " }),
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Validations[0].MessageExpression = "  "
+		}),
 	vapCase("a blank message", "spec.validations[0].message", "must be non-empty if specified",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Message = "  " }),
 	vapCase("a message with a line break", "spec.validations[0].message", "must not contain line breaks",
-		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Message = "two\nlines" }),
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Validations[0].Message = "two\nlines"
+		}),
 
 	// MutatingAdmissionPolicyBinding.
 	mapbCase("no policyName", "spec.policyName", "Required value",
