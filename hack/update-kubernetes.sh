@@ -40,10 +40,20 @@
 #    target's minor is installed as framework/kubecompat/kubecompat_generated.go.
 #    A minor without a template is refused: supporting one means adding it.
 # 4. go mod tidy.
+# 5. With --decide (hack/update-kubernetes.sh --decide v1.38.0): the release
+#    table of the new pin, derived where it is now linked (go generate
+#    ./framework/contract/release, by hack/release-inventory -decide): every
+#    gate, plugin and kubelet handler the table does not decide, every entry
+#    it no longer has, and what changed from the previous pin with the
+#    table's decision for each; exit 1 while anything is undecided. This
+#    builds the release package against the new pin (minutes when cold).
 #
 # Running it twice with the same version changes nothing.
 set -euo pipefail
-version=${1:?usage: hack/update-kubernetes.sh vMAJOR.MINOR.PATCH[-alpha.N|-beta.N|-rc.N]}
+decide=false
+if [ "${1:-}" = --decide ]; then decide=true; shift; fi
+[ $# -eq 1 ] || { echo "usage: hack/update-kubernetes.sh [--decide] vMAJOR.MINOR.PATCH[-alpha.N|-beta.N|-rc.N]" >&2; exit 2; }
+version=$1
 [[ $version =~ ^v1\.([0-9]+)\.([0-9]+)(-(alpha|beta|rc)\.[0-9]+)?$ ]] || { echo "version must look like v1.36.3 or v1.38.0-beta.0, got $version" >&2; exit 2; }
 minor=${BASH_REMATCH[1]}
 staging="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}${BASH_REMATCH[3]}"
@@ -263,3 +273,9 @@ if [ -n "$toolchain" ]; then
   go mod edit -toolchain="$toolchain"
 fi
 echo "pinned k8s.io/kubernetes $version: $(wc -l <"$tmp/new-staging") staging replaces at $staging${unserved_list:+ (stand-ins: $unserved_list)}, $compat_out from $compat_template${toolchain:+, toolchain $toolchain}"
+
+# 5. What the release table must decide.
+if $decide; then
+  echo "deriving the release table of $version (go run ./hack/release-inventory -decide)"
+  go run ./hack/release-inventory -decide
+fi
