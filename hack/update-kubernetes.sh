@@ -245,6 +245,7 @@ if [ -s "$tmp/unserved" ]; then
   [ ! -s "$tmp/needed" ] || (cd / && go mod download -json $(cat "$tmp/needed")) >"$tmp/needed.json" 2>/dev/null || true
   touch "$tmp/needed.json"
   : >"$tmp/older"
+  older_list=""
   while read -r mod ver; do
     latest=$( (cd / && go mod download -json "$mod@latest" 2>/dev/null || true) | awk -F'"' '/^\t"Version": / {v = $4} /^\t"Error": / {v = ""} END {print v}')
     if [ -z "$latest" ] || [ "$latest" = "$ver" ] || [ "$(printf '%s\n%s\n' "$latest" "$ver" | sort -V | tail -n1)" != "$ver" ]; then
@@ -253,6 +254,7 @@ if [ -s "$tmp/unserved" ]; then
       continue
     fi
     printf '\t%s => %s %s\n' "$mod" "$mod" "$latest" >>"$tmp/older"
+    older_list+="${older_list:+, }$mod $ver (as $latest)"
     unserved_list+=", $mod $ver (as $latest)"
   done < <(awk -F'"' '/^\t"Path": / {path = $4} /^\t"Version": / {ver = $4} /^\t"Error": / {print path, ver}' "$tmp/needed.json" | sort -u)
   if [ -s "$tmp/older" ]; then
@@ -262,7 +264,7 @@ if [ -s "$tmp/unserved" ]; then
       { print }
     ' go.mod >"$tmp/go.mod"
     cat "$tmp/go.mod" >go.mod
-    echo "warning: the module proxy does not serve $(sed 's/^\t//; s/ => [^ ]* / as /' "$tmp/older" | paste -sd, - | sed 's/,/, /g'): replaced by those older versions" >&2
+    echo "warning: the module proxy does not serve $older_list: replaced by those older versions" >&2
     go mod tidy -e 2>"$tmp/tidy.log" || true
   fi
   echo "warning: go mod tidy -e: $(grep -c 'finding module for package\|does not contain package' "$tmp/tidy.log") package(s) of the stand-ins cannot be found" >&2

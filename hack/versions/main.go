@@ -342,8 +342,10 @@ func oneVersion(ctx context.Context, o options, v, prefix string, log logger) Ou
 	oc.BuildSeconds = time.Since(step).Seconds()
 	if err != nil {
 		oc.Detail = "build failed: " + err.Error()
-		if stand := standIns(src); stand != "" {
-			oc.Detail = "build failed: the module proxy does not serve " + stand + " (hack/update-kubernetes.sh gave stand-ins; see update.log): " + err.Error()
+		if stand := standIns(dir, src); stand != "" {
+			first, _, _ := strings.Cut(err.Error(), " | ")
+			oc.Detail = fmt.Sprintf("build failed: the module proxy does not serve %s (moved with stand-ins, log: %s): %s (log: %s)",
+				stand, filepath.Join(dir, "update.log"), first, filepath.Join(dir, "build.log"))
 		}
 		return oc
 	}
@@ -562,8 +564,17 @@ func withEnv(env []string) func(*exec.Cmd) {
 
 var standInLine = regexp.MustCompile(`(?m)^\s*(\S+) => \./` + regexp.QuoteMeta(standInDir) + `/`)
 
-// standIns names the modules a copy's go.mod replaces by stand-ins.
-func standIns(src string) string {
+var standInSummary = regexp.MustCompile(`\(stand-ins: (.*)\), framework/kubecompat`)
+
+// standIns names the modules the move replaced by stand-ins: as the move's
+// log (dir/update.log) says, with their versions, else as the copy's
+// go.mod replaces them.
+func standIns(dir, src string) string {
+	if log, err := os.ReadFile(filepath.Join(dir, "update.log")); err == nil {
+		if m := standInSummary.FindAllSubmatch(log, -1); m != nil {
+			return string(m[len(m)-1][1])
+		}
+	}
 	data, err := os.ReadFile(filepath.Join(src, "go.mod"))
 	if err != nil {
 		return ""

@@ -306,7 +306,14 @@ func TestStandIns(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := standIns(dir); got != "k8s.io/ktesting, k8s.io/apiextensions-api" {
+	if got := standIns(dir, dir); got != "k8s.io/ktesting, k8s.io/apiextensions-api" {
 		t.Errorf("standIns = %q", got)
+	}
+	log := "warning: x\npinned k8s.io/kubernetes v1.38.0-beta.0: 32 staging replaces at v0.38.0-beta.0 (stand-ins: k8s.io/ktesting v0.38.0-beta.0, sigs.k8s.io/structured-merge-diff/v7 v7.0.1 (as v7.0.0)), framework/kubecompat/kubecompat_generated.go from framework/kubecompat/v1_38.go.txt, toolchain go1.27.3\n"
+	if err := os.WriteFile(filepath.Join(dir, "update.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := standIns(dir, dir); got != "k8s.io/ktesting v0.38.0-beta.0, sigs.k8s.io/structured-merge-diff/v7 v7.0.1 (as v7.0.0)" {
+		t.Errorf("standIns from update.log = %q", got)
 	}
 }
