@@ -615,18 +615,40 @@ func releaseTable(ctx context.Context, o options, src, dir, v string, env []stri
 		}
 	}
 	if err != nil {
-		var unknown []string
-		for _, line := range strings.Split(string(out), "\n") {
-			if s := strings.TrimSpace(line); strings.HasPrefix(s, "unknown: ") || strings.HasPrefix(s, "stale: ") {
-				unknown = append(unknown, s[:strings.Index(s, ":")+1]+" "+strings.SplitN(s, " which ", 2)[0])
-			}
-		}
-		if len(unknown) > 0 {
-			return fmt.Sprintf("FAILED, %d undecided (log: %s): %s%s", len(unknown), logPath, strings.Join(unknown, "; "), note)
+		if list := undecided(string(out)); list != "" {
+			return fmt.Sprintf("FAILED: %s (log: %s)%s", list, logPath, note)
 		}
 		return "FAILED: " + err.Error() + note
 	}
 	return "passed: " + summary + note
+}
+
+var (
+	unknownLine = regexp.MustCompile(`unknown: Kubernetes \S+ has (?:feature gate|kube-apiserver admission plugin|kubelet pod admit handler) (\S+) `)
+	staleLine   = regexp.MustCompile(`stale: the table decides (?:feature gate|kube-apiserver admission plugin|kubelet pod admit handler) (\S+), `)
+)
+
+// undecided sums up the release tests' unknown and stale items (each
+// named once, whichever tests named it): "1 unknown (A), 2 stale (B, C)".
+func undecided(out string) string {
+	var parts []string
+	for _, c := range []struct {
+		what string
+		re   *regexp.Regexp
+	}{{"unknown", unknownLine}, {"stale", staleLine}} {
+		seen := map[string]bool{}
+		var names []string
+		for _, m := range c.re.FindAllStringSubmatch(out, -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				names = append(names, m[1])
+			}
+		}
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", len(names), c.what, strings.Join(names, ", ")))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 var pinLine = regexp.MustCompile(`(?m)^\s*(?:require\s+)?k8s\.io/kubernetes\s+(v[^\s]+)\s*(?://.*)?$`)

@@ -317,3 +317,19 @@ func TestStandIns(t *testing.T) {
 		t.Errorf("standIns from update.log = %q", got)
 	}
 }
+
+func TestUndecided(t *testing.T) {
+	out := `        the release table does not match Kubernetes v1.35.4 (2 problem(s)):
+          stale: the table decides feature gate CSIVolumeHealth, which Kubernetes v1.35.4 does not have (or the rule no longer selects): remove its entry
+          unknown: Kubernetes v1.35.4 has feature gate PodLifecycleSleepAction (GA, on, locked; read by admission code: x.go), which the table does not decide: read
+    release_test.go:313: Kubernetes v1.35.4: the release table does not match Kubernetes v1.35.4 (2 problem(s)):
+          stale: the table decides feature gate CSIVolumeHealth, which Kubernetes v1.35.4 does not have (or the rule no longer selects): remove its entry
+          stale: the table decides kubelet pod admit handler allocation.NewPodResizesAdmitHandler, which Kubernetes v1.35.4 does not have
+`
+	if got := undecided(out); got != "1 unknown (PodLifecycleSleepAction), 2 stale (CSIVolumeHealth, allocation.NewPodResizesAdmitHandler)" {
+		t.Errorf("undecided = %q", got)
+	}
+	if got := undecided("ok"); got != "" {
+		t.Errorf("undecided(ok) = %q", got)
+	}
+}
