@@ -429,9 +429,9 @@ func command(ctx context.Context, dir, logPath string, tweak func(*exec.Cmd), na
 	if err := cmd.Run(); err != nil {
 		out, _ := os.ReadFile(logPath)
 		if tail := lastLines(string(out), 6); tail != "" {
-			return fmt.Errorf("%v: %s (log: %s)", err, tail, logPath)
+			return fmt.Errorf("%w: %s (log: %s)", err, tail, logPath)
 		}
-		return fmt.Errorf("%v (log: %s)", err, logPath)
+		return fmt.Errorf("%w (log: %s)", err, logPath)
 	}
 	return nil
 }

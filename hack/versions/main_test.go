@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -331,5 +332,17 @@ func TestUndecided(t *testing.T) {
 	}
 	if got := undecided("ok"); got != "" {
 		t.Errorf("undecided(ok) = %q", got)
+	}
+}
+
+// TestCommandKeepsTheExitCode: a run that exits 1 (a case failed) is
+// told from one that could not run: command's error wraps the exit status
+// (it was formatted with %v, so every failed run was reported as an error).
+func TestCommandKeepsTheExitCode(t *testing.T) {
+	dir := t.TempDir()
+	err := command(context.Background(), dir, filepath.Join(dir, "log"), nil, "sh", "-c", "echo some output; exit 1")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(err.Error(), "some output") {
+		t.Fatalf("command error %v: want the exit status 1 wrapped, with the output's tail", err)
 	}
 }
