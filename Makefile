@@ -19,7 +19,7 @@ ARTIFACTS ?= _artifacts
 # objects; -p 1 keeps two such links from running at once on small machines.
 TEST_FLAGS ?= -p 1 -timeout 60m
 
-.PHONY: estimates busy-runs quiet-runs build conformance conformance-versions test fuzz bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation matrix-scale
+.PHONY: estimates busy-runs quiet-runs build conformance conformance-versions test fuzz bench bench-run lint clean report-screenshot kind-image test-kind contract-docs mutation mutation-generated coverage matrix-scale
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/run-conformance
@@ -145,6 +145,37 @@ mutation:
 
 contract-docs:
 	$(GO) run ./hack/contract-docs -o docs/contract.md
+
+# Statement coverage of the pinned admission code by a full default run
+# (hack/coverage): builds run-conformance with Go's binary coverage over
+# hack/coverage.Packages (a separate binary, _output/coverage/; the default
+# build has no instrumentation), runs the full default selection with
+# GOCOVERDIR for every process, prints coverage per package with how each
+# uncovered statement is decided (hack/coverage/decisions.yaml), and writes
+# coverage.out, coverage.html, codecoverage.json and results.json (with
+# codeCoverage, for `compare`) into $(COVERAGE_DIR), and the kept snapshot
+# hack/coverage/uncovered.txt. With COVERAGE_ATTRIBUTION=1 (the default) it
+# also runs the selection serially to attribute every covered block to the
+# specs that ran it (attribution.json), which make mutation-generated needs.
+# A cold coverage build takes ~10 min on 2 cores; the runs ~2 and ~5 min.
+COVERAGE_DIR ?= $(ARTIFACTS)/coverage
+COVERAGE_ATTRIBUTION ?= 1
+coverage:
+	$(GO) run ./hack/coverage/cmd/coverage --out $(COVERAGE_DIR) $(if $(filter 1,$(COVERAGE_ATTRIBUTION)),--attribution)
+
+# Generated mutants (hack/mutants/generate): a seeded sample of
+# MUTATION_SAMPLE mechanical mutants on the statements make coverage found
+# covered, compiled into one build (mutant schemata), each run with the
+# specs that cover its statement. Verdicts, score and the survivors' table
+# are kept in hack/mutants/generated/; survivors not killed are recorded
+# in hack/mutants/generated/equivalent.yaml with the reason.
+# MUTANTS=3,17 runs some of the sample again; MUTATION_ARGS=--table only
+# judges the kept verdicts against equivalent.yaml again.
+MUTATION_SAMPLE ?= 250
+MUTATION_SEED ?= 1
+MUTATION_ARGS ?=
+mutation-generated:
+	$(GO) run ./hack/mutants/cmd/generated --coverage $(COVERAGE_DIR) --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED) $(if $(MUTANTS),--only $(MUTANTS)) $(MUTATION_ARGS)
 
 # Offline kind (hack/kind/): installs and starts Debian's Docker engine if
 # none answers, then builds a kind node image from Debian packages and the Go

@@ -71,7 +71,7 @@ var _ = Register(
 		Specs:   []string{"PolicyCELCostBudget"}},
 	Clause{ID: "matching.match-conditions.error", Area: Matching,
 		Source:  matchingWebhookRef + ".matchConditions, failurePolicy; k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/generic/webhook.go ShouldCallHook, matchconditions/matcher.go",
-		Promise: "A webhook matchCondition that errors at run time or exceeds the cost limit rejects the request under failurePolicy Fail with HTTP 403 \"<resource> \"<name>\" is forbidden: expression '<e>' resulted in error: <error>\" without calling the webhook, and skips the webhook under Ignore; a false condition skips the webhook without error whatever the others' errors.",
+		Promise: "A webhook matchCondition (of a validating or a mutating webhook) that errors at run time or exceeds the cost limit rejects the request under failurePolicy Fail with HTTP 403 \"<resource> \"<name>\" is forbidden: expression '<e>' resulted in error: <error>\" without calling the webhook, and skips the webhook under Ignore; a false condition skips the webhook without error whatever the others' errors.",
 		Specs:   []string{"MatchConditionsErrors"}},
 	Clause{ID: "matching.match-conditions.variables", Area: Matching,
 		Source:  matchingWebhookRef + ".matchConditions[].expression; k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/accessors.go (HasAuthorizer)",

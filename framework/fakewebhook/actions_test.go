@@ -225,3 +225,35 @@ func checkCall(t *testing.T, c Call, path, version string, action Action, allowe
 		t.Errorf("times lack order or monotonic reading: %v -> %v", c.ReceivedAt, c.RespondedAt)
 	}
 }
+
+func TestRawAnswersItsResponseAsGiven(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	cases := []struct {
+		name     string
+		response map[string]any
+		want     string // the answer's JSON, uid written as UID
+	}{
+		{"no response", nil, `{"apiVersion":"VERSION","kind":"AdmissionReview"}`},
+		{"uid filled in", map[string]any{"allowed": false}, `{"apiVersion":"VERSION","kind":"AdmissionReview","response":{"allowed":false,"uid":"UID"}}`},
+		{"uid kept", map[string]any{"allowed": true, "uid": "other", "patchType": ""}, `{"apiVersion":"VERSION","kind":"AdmissionReview","response":{"allowed":true,"patchType":"","uid":"other"}}`},
+	}
+	for i, tc := range cases {
+		for _, version := range []string{reviewV1, reviewV1beta1} {
+			path := "/raw" + string(rune('a'+i)) + "/" + version[len("admission.k8s.io/"):]
+			h.register(path, Mutating, Behaviour{Action: Raw, Response: tc.response})
+			t.Run(tc.name+"/"+version, func(t *testing.T) {
+				uid := types.UID("uid-" + strings.ReplaceAll(path[1:], "/", "-"))
+				got, err := h.post(h.client, path+"?timeout=10s", reviewBody(t, version, uid))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := strings.NewReplacer("VERSION", version, "UID", string(uid)).Replace(tc.want)
+				if got.status != 200 || string(got.body) != want {
+					t.Errorf("got %d %s, want 200 %s", got.status, got.body, want)
+				}
+				checkCall(t, h.callFor(uid), path, version, Raw, tc.response["allowed"] == true)
+			})
+		}
+	}
+}

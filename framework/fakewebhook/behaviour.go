@@ -57,13 +57,20 @@ const (
 	// PatchTypeWithoutPatch answers allowed=true with patchType JSONPatch
 	// and no patch, which admission.k8s.io/v1 forbids.
 	PatchTypeWithoutPatch Action = "PatchTypeWithoutPatch"
+	// Raw answers an AdmissionReview of the request's version whose
+	// response is Behaviour.Response as it is (its uid set to the
+	// request's unless Response names one), or that has no response at all
+	// when Response is nil: for the answer forms the typed actions cannot
+	// make (no response, an empty or unknown patchType, an undecodable
+	// patch, a denial without status).
+	Raw Action = "Raw"
 )
 
 // knownAction reports whether a is one of the actions above.
 func knownAction(a Action) bool {
 	switch a {
 	case Allow, Deny, Patch, Hang, CloseConnection, InternalError, Malformed, WrongUID, WrongAPIVersion,
-		OtherReviewVersion, NoTypeMeta, PatchWithoutType, PatchTypeWithoutPatch:
+		OtherReviewVersion, NoTypeMeta, PatchWithoutType, PatchTypeWithoutPatch, Raw:
 		return true
 	}
 	return false
@@ -93,6 +100,9 @@ type Behaviour struct {
 	Warnings []string
 	// AuditAnnotations are added to every AdmissionReview answer.
 	AuditAnnotations map[string]string
+	// Response is the response a Raw answer carries, field by field as JSON
+	// has them (patch as base64 text).
+	Response map[string]any
 }
 
 // defaultDenyCode is what kube-apiserver itself uses for admission denials.
@@ -131,6 +141,7 @@ func (b Behaviour) clone() Behaviour {
 	b.Patch = slices.Clone(b.Patch)
 	b.Warnings = slices.Clone(b.Warnings)
 	b.AuditAnnotations = maps.Clone(b.AuditAnnotations)
+	b.Response = maps.Clone(b.Response)
 	if b.Result != nil {
 		b.Result = b.Result.DeepCopy()
 	}

@@ -164,6 +164,16 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, versio
 	case Malformed:
 		s.write(w, call, http.StatusOK, "application/json", []byte(malformedBody))
 		return
+	case Raw:
+		body, err := rawReview(version, req.UID, b.Response)
+		if err != nil {
+			call.Err = err.Error()
+			s.writeError(w, call, http.StatusInternalServerError, call.Err)
+			return
+		}
+		call.Allowed = b.Response["allowed"] == true
+		s.write(w, call, http.StatusOK, "application/json", body)
+		return
 	}
 
 	body, err := encodeReview(version, resp)

@@ -3,8 +3,10 @@ package fakewebhook
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 )
@@ -44,6 +46,25 @@ func encodeReview(version string, resp *admissionv1.AdmissionResponse) ([]byte, 
 	if version != "" {
 		review.APIVersion = version
 		review.Kind = reviewKind
+	}
+	body, err := json.Marshal(review)
+	if err != nil {
+		return nil, fmt.Errorf("encode AdmissionReview: %w", err)
+	}
+	return body, nil
+}
+
+// rawReview is an AdmissionReview of version whose response is response
+// as given, with uid set to the request's unless response names one; nil
+// means no response at all.
+func rawReview(version string, uid types.UID, response map[string]any) ([]byte, error) {
+	review := map[string]any{"apiVersion": version, "kind": reviewKind}
+	if response != nil {
+		r := maps.Clone(response)
+		if _, ok := r["uid"]; !ok {
+			r["uid"] = uid
+		}
+		review["response"] = r
 	}
 	body, err := json.Marshal(review)
 	if err != nil {

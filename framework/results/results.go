@@ -147,6 +147,10 @@ type Results struct {
 	// recorded; absent when none recorded any (older harnesses, runs of
 	// node specs only).
 	Coverage *fields.Coverage `json:"coverage,omitempty"`
+	// CodeCoverage is the statement coverage of the implementation's
+	// admission code by this run; only a coverage build's run has it
+	// (make coverage adds it).
+	CodeCoverage *CodeCoverage `json:"codeCoverage,omitempty"`
 }
 
 // Summarize recounts Summary and Coverage from Specs.

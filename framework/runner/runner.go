@@ -101,6 +101,10 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 	ginkgo.ReportBeforeEach(func(r ginkgo.SpecReport) { progress.started(r) })
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) { recordHarnessDelay(mon, r) })
 	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) { progress.done(r) })
+	if cc := newCaseCoverage(); cc != nil {
+		ginkgo.ReportBeforeEach(cc.before)
+		ginkgo.ReportAfterEach(cc.after)
+	}
 	ginkgo.ReportAfterSuite("results", func(r ginkgo.Report) { final = r })
 
 	gomega.RegisterFailHandler(ginkgo.Fail)

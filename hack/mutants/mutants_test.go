@@ -78,3 +78,13 @@ func TestValidateRefusesIncompleteMutants(t *testing.T) {
 		t.Errorf("LabelFilter = %q", ok.LabelFilter())
 	}
 }
+
+func TestFailedSpecAndInterrupted(t *testing.T) {
+	if got := failedSpec("[257/476] FAILED        webhooks/PolicyFirstFailureDecides: Unauthorized, then x (0.5s, 1m3s elapsed)"); got != "PolicyFirstFailureDecides" {
+		t.Errorf("failedSpec = %q", got)
+	}
+	if !Interrupted("no result from the worker process that ran webhooks/PolicyParams: open x: no such file or directory (exit: signal: interrupt); last output: (none)") ||
+		!Interrupted("Interrupted by User") || Interrupted("expected 403, got 500") {
+		t.Error("Interrupted misjudges a message")
+	}
+}

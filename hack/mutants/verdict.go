@@ -43,7 +43,7 @@ func Judge(m Mutant, res results.Results, flaky map[string]bool) Verdict {
 	passed, failedFirst := 0, ""
 	for _, s := range res.Specs {
 		switch {
-		case s.State == results.Failed && !flaky[s.ShortName]:
+		case s.State == results.Failed && !flaky[s.ShortName] && !Interrupted(s.Message):
 			killers[s.ShortName] = true
 			if failedFirst == "" {
 				failedFirst = firstLine(s.Message)

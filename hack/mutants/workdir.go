@@ -130,20 +130,32 @@ func (w *WorkDir) Apply(m Mutant) error {
 	if err != nil {
 		return err
 	}
-	rel := m.Module + "\t" + m.File + "\n"
+	return w.WriteFile(m.Module, m.File, mutated)
+}
+
+// WriteFile writes data as file (a path inside module mod) of the private
+// copy, first recording it as dirty, so Restore puts the pristine file back
+// (or removes a file the module does not have) even after a killed run.
+func (w *WorkDir) WriteFile(mod, file string, data []byte) error {
+	if _, ok := w.private[mod]; !ok {
+		return fmt.Errorf("%s is not one of the kit's modules (%s)", mod, strings.Join(Modules, ", "))
+	}
 	f, err := os.OpenFile(w.dirtyList(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString(rel); err != nil {
+	if _, err := f.WriteString(mod + "\t" + file + "\n"); err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(w.private[m.Module], m.File), mutated, 0o644)
+	return os.WriteFile(filepath.Join(w.private[mod], file), data, 0o644)
 }
+
+// Private is the directory of the private copy of module mod.
+func (w *WorkDir) Private(mod string) string { return w.private[mod] }
 
 // restoreAll puts back the pristine content of every file listed as dirty.
 func (w *WorkDir) restoreAll() error {
@@ -160,6 +172,13 @@ func (w *WorkDir) restoreAll() error {
 			continue
 		}
 		src, err := os.ReadFile(filepath.Join(w.pristine[mod], file))
+		if os.IsNotExist(err) {
+			// A file the module does not have (a mutant switch): remove it.
+			if err := os.Remove(filepath.Join(w.private[mod], file)); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("restore %s %s: %w", mod, file, err)
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("restore %s %s: %w", mod, file, err)
 		}

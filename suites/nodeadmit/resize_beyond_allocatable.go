@@ -22,8 +22,8 @@ const nodeCapacityCause metav1.CauseType = "NodeCapacity"
 var resizeBeyondAllocatable = spec.Spec{
 	ShortName: "ResizeBeyondNodeAllocatableRefused",
 	Suite:     "nodeadmit",
-	Description: "A pods/resize asking for more CPU than the pod's node can allocate is refused with 403 and a cause " +
-		"of type NodeCapacity (PodResizeValidator), while a resize within it is admitted.",
+	Description: "A pods/resize asking for more CPU, or more memory, than the pod's node can allocate is refused with 403 " +
+		"and a cause of type NodeCapacity naming every resource over (PodResizeValidator), while a resize within it is admitted.",
 	Features:  declaredFeaturesFeatures,
 	Profile:   spec.Extended,
 	Seed:      seedResize,
@@ -59,6 +59,43 @@ var _ = describe(resizeBeyondAllocatable, func(f *harness.Framework) {
 		gomega.Expect(err.Error()).To(gomega.ContainSubstring(fmt.Sprintf(
 			"node didn't have enough allocatable resources: cpu, requested: %d, allocatable: %d", allocatable+1000, allocatable)))
 		expectContainerCPU(ctx, f, pod, "20m")
+	})
+
+	ginkgo.It("refuses a resize beyond the node's allocatable memory, and one beyond both, naming each resource", func(ctx ginkgo.SpecContext) {
+		node := builtInNode(f)
+		pod := nodedecision.Pod(f, node, "subject")
+		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")}
+		pod = runningPod(ctx, f, pod)
+		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		cpu, mem := n.Status.Allocatable.Cpu().MilliValue(), n.Status.Allocatable.Memory().Value()
+		tooMuchMem := mem + 1<<30
+		for _, tc := range []struct {
+			name      string
+			resources map[string]any
+			message   string
+		}{
+			{"memory", map[string]any{"requests": map[string]any{"cpu": "10m", "memory": fmt.Sprint(tooMuchMem)}},
+				fmt.Sprintf("node didn't have enough allocatable resources: memory, requested: %d, allocatable: %d", tooMuchMem, mem)},
+			{"cpu and memory", map[string]any{"requests": map[string]any{"cpu": fmt.Sprintf("%dm", cpu+1000), "memory": fmt.Sprint(tooMuchMem)}},
+				fmt.Sprintf("node didn't have enough allocatable resources: cpu, requested: %d, allocatable: %d; memory, requested: %d, allocatable: %d",
+					cpu+1000, cpu, tooMuchMem, mem)},
+		} {
+			_, err = resize(ctx, f, pod, containerResources(pod, tc.resources))
+			gomega.Expect(err).To(gomega.HaveOccurred(), "node %s can allocate %d bytes of memory, yet a resize beyond (%s) was admitted", node, mem, tc.name)
+			status := expectForbidden(err)
+			gomega.Expect(status.ErrStatus.Details).NotTo(gomega.BeNil(), "status details (%v)", err)
+			var causes []metav1.CauseType
+			for _, c := range status.ErrStatus.Details.Causes {
+				causes = append(causes, c.Type)
+			}
+			gomega.Expect(causes).To(gomega.ContainElement(nodeCapacityCause), "cause types (%v)", err)
+			gomega.Expect(err.Error()).To(gomega.ContainSubstring(tc.message), "the refusal names every resource over (%s)", tc.name)
+		}
+		cur, err := nodedecision.Current(ctx, f, pod)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		got := cur.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory]
+		gomega.Expect(got.Cmp(resource.MustParse("16Mi"))).To(gomega.BeZero(), "a refused resize changes nothing: memory request is %s", got.String())
 	})
 })
 

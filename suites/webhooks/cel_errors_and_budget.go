@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
@@ -20,13 +21,14 @@ import (
 var matchConditionsErrors = spec.Spec{
 	ShortName: "MatchConditionsErrors",
 	Suite:     "webhooks",
-	Description: "A webhook matchCondition that errors at run time, exceeds the per-expression cost limit, or whose " +
+	Description: "A webhook matchCondition (of a validating webhook, and of a mutating one, which evaluates them on its own " +
+		"path) that errors at run time, exceeds the per-expression cost limit, or whose " +
 		"conditions together exceed the 2,500,000 matchConditions cost budget rejects the request with HTTP 403 naming " +
 		"the error under failurePolicy Fail, and skips the webhook under Ignore; a false condition skips the webhook " +
 		"even when another errors; the same conditions on a small object call the webhook.",
-	Features: []features.Name{features.ValidatingWebhook, features.WebhookMatchConditions},
+	Features: []features.Name{features.ValidatingWebhook, features.MutatingWebhook, features.WebhookMatchConditions},
 	Profile:  spec.Core,
-	Seed: "admissionregistration.k8s.io/v1 ValidatingWebhook.matchConditions, failurePolicy; " +
+	Seed: "admissionregistration.k8s.io/v1 ValidatingWebhook.matchConditions, MutatingWebhook.matchConditions, failurePolicy; " +
 		"k8s.io/apiserver v0.37.2 pkg/apis/cel/config.go (PerCallLimit, RuntimeCELCostBudgetMatchConditions)",
 }
 
@@ -137,6 +139,32 @@ var _ = harness.Describe(matchConditionsErrors, func(f *harness.Framework) {
 		expectCalls(hook, "errors", 0, "a condition that errors under Ignore skips the webhook")
 		gomega.Expect(create(ctx, configMap(f, "true", map[string]string{"absent": "x"}))).To(gomega.Succeed())
 		expectCalls(hook, "true", 1, "the condition is true for this object")
+	})
+
+	// The mutating dispatcher evaluates matchConditions on its own path.
+	registerMutating := func(ctx ginkgo.SpecContext, fp admissionregistrationv1.FailurePolicyType, conditions ...admissionregistrationv1.MatchCondition) harness.RegisteredHook {
+		reg, err := f.RegisterMutating(ctx, "conditions", harness.Hook{Name: "conditional", FailurePolicy: fp, MatchConditions: conditions,
+			Behaviour: fakewebhook.Behaviour{Action: fakewebhook.Patch, Patch: addMutatedKey}})
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+		return reg.Hooks["conditional"]
+	}
+	ginkgo.It("a mutating webhook's condition that errors at run time: failurePolicy Fail rejects with 403 naming the error, without calling the webhook", func(ctx ginkgo.SpecContext) {
+		hook := registerMutating(ctx, admissionregistrationv1.Fail, admissionregistrationv1.MatchCondition{Name: "errors", Expression: erroringCondition})
+		expectConditionRejection(create(ctx, configMap(f, "errors", map[string]string{"present": "yes"})), "errors",
+			expressionError(erroringCondition, "no such key: absent"))
+		expectCalls(hook, "errors", 0, "a condition that errors under Fail rejects before the call")
+		created, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, configMap(f, "true", map[string]string{"absent": "x"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(created.Data).To(gomega.HaveKey("mutated"), "the condition is true for this object: the webhook mutates it")
+		expectCalls(hook, "true", 1, "the condition is true for this object")
+	})
+
+	ginkgo.It("a mutating webhook's condition that errors at run time: failurePolicy Ignore admits unmutated without calling the webhook", func(ctx ginkgo.SpecContext) {
+		hook := registerMutating(ctx, admissionregistrationv1.Ignore, admissionregistrationv1.MatchCondition{Name: "errors", Expression: erroringCondition})
+		created, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, configMap(f, "errors", map[string]string{"present": "yes"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "under failurePolicy Ignore a condition that errors skips the webhook")
+		gomega.Expect(created.Data).NotTo(gomega.HaveKey("mutated"))
+		expectCalls(hook, "errors", 0, "a condition that errors under Ignore skips the webhook")
 	})
 
 	ginkgo.It("a false condition skips the webhook even when another condition errors, under failurePolicy Fail", func(ctx ginkgo.SpecContext) {

@@ -70,6 +70,16 @@ func dryRunCreate(ctx context.Context, config *rest.Config, namespace, value str
 	return client.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 }
 
+// dryRunCreateObject sends a dry-run create of cm through config, and
+// returns the object as admission left it, or the error.
+func dryRunCreateObject(ctx context.Context, config *rest.Config, cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return client.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+}
+
 // deniedWith reports whether err is an admission denial carrying msg.
 func deniedWith(err error, msg string) bool {
 	return err != nil && strings.Contains(err.Error(), msg)

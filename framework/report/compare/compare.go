@@ -74,6 +74,9 @@ type Diff struct {
 	Compared     int                 `json:"measurementsCompared"`
 	States       []StateChange       `json:"stateChanges"`
 	Measurements []MeasurementChange `json:"measurementChanges"`
+	// CodeCoverage is set when both runs measured the implementation's
+	// code coverage (make coverage): the packages whose coverage changed.
+	CodeCoverage []CoverageChange `json:"codeCoverageChanges,omitempty"`
 }
 
 // Regressions counts the changes that are regressions.
@@ -117,6 +120,12 @@ func Compare(old, cur results.Results, th Thresholds) Diff {
 		}
 		if inOld && inCur {
 			d.compareMeasurements(key, o.Measurements, c.Measurements)
+		}
+	}
+	if old.CodeCoverage != nil && cur.CodeCoverage != nil {
+		d.CodeCoverage = compareCodeCoverage(old.CodeCoverage, cur.CodeCoverage)
+		if d.CodeCoverage == nil {
+			d.CodeCoverage = []CoverageChange{}
 		}
 	}
 	return d

@@ -39,6 +39,7 @@ func (d Diff) WriteText(w io.Writer) {
 			}
 		}
 	}
+	d.writeCodeCoverage(w)
 	fmt.Fprintf(w, "%d regression(s)\n", d.Regressions())
 }
 

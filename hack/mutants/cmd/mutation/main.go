@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"sort"
@@ -122,7 +121,7 @@ func run(ctx context.Context, o options) (int, error) {
 	if o.baseline {
 		specs := unionSpecs(selected)
 		logf("baseline: building the unmodified harness and running %d specs", len(specs))
-		if _, err := build(ctx, w); err != nil {
+		if _, err := w.Build(ctx); err != nil {
 			return 2, fmt.Errorf("baseline build: %w", err)
 		}
 		res, err := runSpecs(ctx, w, "baseline", mutants.Mutant{Specs: specs}, o.timeout)
@@ -190,7 +189,7 @@ func judgeOne(ctx context.Context, w *mutants.WorkDir, m mutants.Mutant, flaky m
 	if err := w.Apply(m); err != nil {
 		return mutants.Verdict{Mutant: m, Outcome: mutants.NoVerdict, Detail: err.Error()}
 	}
-	took, err := build(ctx, w)
+	took, err := w.Build(ctx)
 	if err != nil {
 		return mutants.Verdict{Mutant: m, Outcome: mutants.NoVerdict, Detail: "build failed: " + firstLine(err.Error()), Build: took}
 	}
@@ -207,52 +206,9 @@ func judgeOne(ctx context.Context, w *mutants.WorkDir, m mutants.Mutant, flaky m
 	return v
 }
 
-func build(ctx context.Context, w *mutants.WorkDir) (time.Duration, error) {
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", w.Binary(), "./cmd/run-conformance")
-	cmd.Dir = w.Harness()
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return time.Since(start), fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return time.Since(start), nil
-}
-
 // runSpecs runs m's specs with the built binary and reads its results.
-// The run gets SIGINT at the timeout (the harness cleans up), then SIGKILL.
 func runSpecs(ctx context.Context, w *mutants.WorkDir, name string, m mutants.Mutant, timeout time.Duration) (results.Results, error) {
-	dir := w.Reports(name)
-	if err := os.RemoveAll(dir); err != nil {
-		return results.Results{}, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return results.Results{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	args := append([]string{"run", "--report-dir", dir, "--label-filter", m.LabelFilter()}, m.RunArgs...)
-	cmd := exec.CommandContext(ctx, w.Binary(), args...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = time.Minute
-	logFile, err := os.Create(filepath.Join(dir, "output.log"))
-	if err != nil {
-		return results.Results{}, err
-	}
-	defer logFile.Close()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	runErr := cmd.Run()
-	res, readErr := results.Read(filepath.Join(dir, results.FileName))
-	var exit *exec.ExitError
-	switch {
-	case readErr != nil:
-		return res, fmt.Errorf("no results (%v): %v; see %s", runErr, readErr, logFile.Name())
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("timed out after %v", timeout)
-	case runErr != nil && !(errors.As(runErr, &exit) && exit.ExitCode() == 1):
-		return res, fmt.Errorf("run: %v; see %s", runErr, logFile.Name())
-	}
-	return res, nil
+	return w.Run(ctx, mutants.RunRequest{Name: name, LabelFilter: m.LabelFilter(), Args: m.RunArgs, Timeout: timeout})
 }
 
 func unionSpecs(ms []mutants.Mutant) []string {

@@ -1,0 +1,86 @@
+package generate
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Block is a covered range of a file, as coverage profiles give it.
+type Block struct {
+	StartLine, StartCol, EndLine, EndCol int
+}
+
+// Covered maps a profile file name to its covered blocks.
+type Covered map[string][]Block
+
+// At is the CoveredAt of one file.
+func (c Covered) At(file string) CoveredAt {
+	blocks := c[file]
+	return func(line, col int) bool {
+		for _, b := range blocks {
+			if (line > b.StartLine || line == b.StartLine && col >= b.StartCol) &&
+				(line < b.EndLine || line == b.EndLine && col < b.EndCol) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// Source is a loaded file: where it is on disk and its package.
+type Source struct {
+	Path    string // on disk
+	Package string // import path
+	Name    string // package name
+}
+
+// Sites type-checks the packages matching patterns in the module at dir
+// and returns every site in a covered block, with the files they are in
+// (by profile name).
+func Sites(dir string, patterns []string, covered Covered) ([]Site, map[string]Source, error) {
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
+		Dir:  dir,
+		Env:  append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off"),
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load %v: %w", patterns, err)
+	}
+	var sites []Site
+	files := map[string]Source{}
+	var errs []string
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			errs = append(errs, e.Error())
+		}
+		for _, f := range p.Syntax {
+			onDisk := p.Fset.Position(f.Pos()).Filename
+			name := path.Join(p.PkgPath, filepath.Base(onDisk))
+			if _, ok := covered[name]; !ok {
+				continue
+			}
+			src, err := os.ReadFile(onDisk)
+			if err != nil {
+				return nil, nil, err
+			}
+			files[name] = Source{Path: onDisk, Package: p.PkgPath, Name: p.Name}
+			sites = append(sites, FileSites(name, p.Fset, f, src, p.Types, p.TypesInfo, covered.At(name))...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, fmt.Errorf("type-checking the admission packages: %s", errs[0])
+	}
+	sort.SliceStable(sites, func(i, j int) bool {
+		if sites[i].File != sites[j].File {
+			return sites[i].File < sites[j].File
+		}
+		return sites[i].start < sites[j].start
+	})
+	return sites, files, nil
+}

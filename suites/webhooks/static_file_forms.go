@@ -1,0 +1,114 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/framework/staticmanifest"
+)
+
+var staticFileForms = spec.Spec{
+	ShortName: "StaticManifestFileForms",
+	Suite:     "webhooks",
+	Description: "Every file form a staticManifestsDir takes is loaded: a v1 List of configurations, a .yml file, a .json " +
+		"file; subdirectories, files of other extensions and empty files are ignored and the rest of the directory loads.",
+	Features:  []features.Name{features.StaticAdmissionManifests, features.ValidatingAdmissionPolicy, features.ValidatingWebhook},
+	Profile:   spec.Extended,
+	Seed:      staticSeed,
+	Isolation: staticShares,
+}
+
+// asList wraps objects (their apiVersion and kind set, as staticmanifest
+// writes them) in a v1 List.
+func asList(objs ...runtime.Object) []byte {
+	var items []json.RawMessage
+	for _, o := range objs {
+		doc, err := staticmanifest.Encode(o)
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+		j, err := yaml.YAMLToJSON(doc[len("---\n"):])
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+		items = append(items, j)
+	}
+	data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	return data
+}
+
+// writeStaticFile writes data as file name into plugin's directory on every
+// replica and removes it after the case.
+func writeStaticFile(f *harness.Framework, plugin cluster.StaticPlugin, name string, data []byte) {
+	dirs := staticDirs(f)
+	gomega.ExpectWithOffset(1, staticmanifest.WriteRaw(dirs, plugin, name, data)).To(gomega.Succeed())
+	ginkgo.DeferCleanup(staticmanifest.Remove, dirs, plugin, name)
+}
+
+var _ = harness.Describe(staticFileForms, func(f *harness.Framework) {
+	ginkgo.It("a v1 List holding a policy and its binding, in a .yml file, is loaded", func(ctx ginkgo.SpecContext) {
+		message := "static policy from a List of " + f.Namespace
+		value := "list-" + f.Namespace
+		writeStaticFile(f, cluster.StaticValidatingPolicy, f.Namespace+"-list.yml", asList(staticDenyPolicy(f, "list", value, message)...))
+		awaitStatic(ctx, f, deniedProbe(f, value, message))
+	})
+
+	ginkgo.It("a validating webhook configuration in a .json file is loaded", func(ctx ginkgo.SpecContext) {
+		message := "static webhook from JSON of " + f.Namespace
+		value := "json-" + f.Namespace
+		hook, client, err := f.Serve(fakewebhook.Validating, "static-json", fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: message})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		config := &admissionregistrationv1.ValidatingWebhookConfiguration{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+			ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "json")},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: hook.FullName, ClientConfig: client, Rules: configMapRules(),
+				FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
+				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f),
+				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: value}}}},
+		}
+		data, err := json.Marshal(config)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		writeStaticFile(f, cluster.StaticValidatingWebhook, f.Namespace+"-json.json", data)
+		awaitStatic(ctx, f, deniedProbe(f, value, message))
+	})
+
+	ginkgo.It("subdirectories, other extensions and empty files are ignored, and the rest of the directory loads", func(ctx ginkgo.SpecContext) {
+		ignored := "ignored static policy of " + f.Namespace
+		// A policy that would deny ignoredValue, in every place the loader
+		// must skip; each is in place before the loaded file is written, so
+		// the reload that loads it has seen them all.
+		body, err := staticmanifest.Encode(staticDenyPolicy(f, "ignored", "ignored-"+f.Namespace, ignored)...)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		dirs := staticDirs(f)
+		for _, d := range dirs {
+			sub := filepath.Join(d[cluster.StaticValidatingPolicy], f.Namespace+"-subdir")
+			gomega.Expect(os.MkdirAll(sub, 0o755)).To(gomega.Succeed())
+			ginkgo.DeferCleanup(os.RemoveAll, sub)
+			gomega.Expect(os.WriteFile(filepath.Join(sub, "policy.yaml"), body, 0o644)).To(gomega.Succeed())
+		}
+		writeStaticFile(f, cluster.StaticValidatingPolicy, f.Namespace+"-policy.txt", body)
+		writeStaticFile(f, cluster.StaticValidatingPolicy, f.Namespace+"-policy.yaml.orig", body)
+		writeStaticFile(f, cluster.StaticValidatingPolicy, f.Namespace+"-empty.yaml", nil)
+
+		loaded := "loaded static policy of " + f.Namespace
+		value := "loaded-" + f.Namespace
+		writeStatic(f, cluster.StaticValidatingPolicy, "loaded", staticDenyPolicy(f, "loaded", value, loaded)...)
+		awaitStatic(ctx, f, deniedProbe(f, value, loaded))
+		for _, rc := range f.Replicas {
+			_, err := dryRunCreate(ctx, rc, f.Namespace, "ignored-"+f.Namespace)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(),
+				"a policy in a subdirectory or in a file that is not .yaml, .yml or .json must not be loaded")
+		}
+	})
+})
