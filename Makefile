@@ -1,6 +1,16 @@
 # admission-conformance. `make conformance` runs the full conformance run on
 # the embedded cluster; `make test` runs the harness's tests (README.md).
 GO       ?= go
+# A checkout moved to a release that needs a newer Go than this one
+# (hack/update-kubernetes.sh v1.38.0-beta.0) has a toolchain line in go.mod:
+# its go commands use that toolchain (fetched through the module proxy).
+# The default pin has none and builds with the machine's Go.
+GO_TOOLCHAIN := $(shell sed -n 's/^toolchain \(go1\.[0-9.]*\)$$/\1/p' go.mod)
+ifneq ($(GO_TOOLCHAIN),)
+ifeq ($(origin GOTOOLCHAIN),undefined)
+export GOTOOLCHAIN := $(GO_TOOLCHAIN)
+endif
+endif
 BIN      := _output/run-conformance
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
@@ -34,6 +44,8 @@ estimates: build
 # any failure into its own 2; _output/versions gives them as they are, and
 # matrix.json records them): 0 all passed, 1 a case failed, 2 a version could
 # not be built or run.
+# Pre-releases are versions too (KUBE_VERSIONS="... v1.38.0-beta.0"): their
+# column is marked pre-release, and each is built with the Go its go.mod names.
 KUBE_VERSIONS ?= v1.35.4 v1.36.3 v1.37.2
 VERSIONS_DIR ?= $(HOME)/.cache/admission-conformance/versions
 RUN_FLAGS ?=
@@ -168,7 +180,7 @@ mutation-generated:
 # Offline kind (hack/kind/): installs and starts Debian's Docker engine if
 # none answers, then builds a kind node image from Debian packages and the Go
 # module proxy only (cold ~25 min on 2 cores, cached in $(KIND_CACHE)).
-KUBE_VERSION := $(shell sed -n 's/^\tk8s.io\/kubernetes \(v[0-9.]*\)$$/\1/p' go.mod | head -n1)
+KUBE_VERSION := $(shell sed -n 's/^\tk8s.io\/kubernetes \(v[0-9.]*[-a-z0-9.]*\)$$/\1/p' go.mod | head -n1)
 KIND_IMAGE ?= admission-conformance/kind-node:$(KUBE_VERSION)
 KIND_CACHE ?= /var/cache/admission-conformance-kind
 KIND_TOPOLOGIES ?= single,ha

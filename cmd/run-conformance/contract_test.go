@@ -158,10 +158,40 @@ func TestListContract(t *testing.T) {
 		t.Errorf("list --contract -o json lacks the clause or the release table:\n%s", r.stdout)
 	}
 
+	// --kubernetes: the release table of a kept version, then its changes
+	// from the pinned one; 0 unknown for every kept version.
+	versions, err := release.StoredVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions {
+		if v == release.PinnedVersion() {
+			continue
+		}
+		r = runCLI(t, "list", "--contract", "--kubernetes", v)
+		r.mustExit(t, 0)
+		if !strings.Contains(r.stdout, "Release guard: Kubernetes "+v) || !strings.Contains(r.stdout, "Changes from Kubernetes "+release.PinnedVersion()) ||
+			!strings.Contains(r.stdout, ", 0 unknown\n") {
+			t.Errorf("list --contract --kubernetes %s: no table of %s with changes from %s and 0 unknown:\n%s", v, v, release.PinnedVersion(), r.stdout)
+		}
+		if release.IsPreRelease(v) && !strings.Contains(r.stdout, "Release guard: Kubernetes "+v+" (pre-release)") {
+			t.Errorf("list --contract --kubernetes %s does not say it is a pre-release", v)
+		}
+	}
+	r = runCLI(t, "list", "--contract", "--kubernetes", release.PinnedVersion())
+	r.mustExit(t, 0)
+	if !strings.HasSuffix(r.stdout, "\n"+rel.Summary+"\n") || strings.Contains(r.stdout, "Changes from") {
+		t.Errorf("list --contract --kubernetes PINNED is not the pinned table")
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"list", "--contract", "--kubernetes", "v1.99.0"}, "no release inventory of Kubernetes v1.99.0"},
+		{[]string{"list", "--contract", "--kubernetes", "1.38"}, "--kubernetes must be a version like"},
+		{[]string{"list", "--kubernetes", "v1.37.2"}, "--kubernetes goes with --contract"},
+		{[]string{"list", "--contract", "--markdown", "--kubernetes", "v1.37.2"}, "--kubernetes prints a table or json"},
 		{[]string{"list", "--contract", "--features"}, "give one"},
 		{[]string{"list", "--markdown"}, "--markdown goes with --contract"},
 		{[]string{"list", "--contract", "--markdown", "-o", "json"}, "exclude each other"},

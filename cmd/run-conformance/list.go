@@ -19,7 +19,7 @@ import (
 
 func newListCommand() *cobra.Command {
 	var showFeatures, showContract, showCoverage, markdown bool
-	var output string
+	var output, kubernetes string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the specs (or, with --features, the features; with --contract, the contract inventory) without a cluster",
@@ -39,6 +39,12 @@ func newListCommand() *cobra.Command {
 				return exitcode.Usagef("--markdown goes with --contract")
 			case markdown && output == "json":
 				return exitcode.Usagef("--markdown and --output json exclude each other")
+			case kubernetes != "" && (!showContract || showCoverage):
+				return exitcode.Usagef("--kubernetes goes with --contract")
+			case kubernetes != "" && markdown:
+				return exitcode.Usagef("--kubernetes prints a table or json; docs/contract.md (--markdown) has every kept version")
+			case kubernetes != "" && release.Minor(kubernetes) == "":
+				return exitcode.Usagef("--kubernetes must be a version like v1.37.2 or v1.38.0-beta.0, got %q", kubernetes)
 			}
 			w := cmd.OutOrStdout()
 			if showCoverage {
@@ -59,15 +65,22 @@ func newListCommand() *cobra.Command {
 			if showContract {
 				// The clause inventory, then the release table (framework/contract/release).
 				all := contract.All()
-				rel, err := release.PinnedReport()
+				rel, err := release.ReportFor(kubernetes)
 				if err != nil {
+					if kubernetes != "" {
+						return exitcode.Usagef("--kubernetes: %v", err)
+					}
 					return err
 				}
 				switch {
 				case output == "json":
 					return json.NewEncoder(w).Encode(release.ContractJSON{Clauses: all, Release: rel})
 				case markdown:
-					return release.WriteContractMarkdown(w, all, rel)
+					newer, err := release.NewerReports()
+					if err != nil {
+						return err
+					}
+					return release.WriteContractMarkdown(w, all, rel, newer...)
 				}
 				return release.WriteContractText(w, all, rel)
 			}
@@ -110,6 +123,7 @@ func newListCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&showContract, "contract", false, "list the contract inventory (clauses by area, the specs checking each; then the release table of the pinned Kubernetes' admission gates, plugins and kubelet handlers) instead of the specs")
 	cmd.Flags().BoolVar(&showCoverage, "coverage", false, "with --contract: the field inventory of the admission API instead (every field path of the webhook configurations, policies, bindings, AdmissionRequest and AdmissionResponse, from the pinned k8s.io/api, with the clauses checking it, its gap or why it is out of scope)")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "with --contract: print docs/contract.md's Markdown")
+	cmd.Flags().StringVar(&kubernetes, "kubernetes", "", "with --contract: the release table of this Kubernetes version instead of the pinned one (a kept inventory: framework/contract/release/inventories), then what changed from the pinned one")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
 	return cmd
 }

@@ -29,13 +29,14 @@ const (
 	ConfigurationAPI Area = "The configuration API: defaults and validation"
 	Propagation      Area = "Configuration changes enforced within their bound"
 	StaticConfig     Area = "Static (manifest-based) admission configuration"
+	ConditionalAuthz Area = "Conditional authorization enforced at admission"
 	CELPolicies      Area = "CEL admission policies"
 	Initializers     Area = "Initializers (scheduling gates and seed 002's initializers)"
 	NodeAdmission    Area = "Node-side pod admission (kubelet and KEP-2823 plugins)"
 )
 
 // Areas lists every area in print order.
-var Areas = []Area{Ordering, ReviewRequest, WebhookAnswer, FailurePolicy, Matching, ConfigurationAPI, Propagation, StaticConfig, CELPolicies, Initializers, NodeAdmission}
+var Areas = []Area{Ordering, ReviewRequest, WebhookAnswer, FailurePolicy, Matching, ConfigurationAPI, Propagation, StaticConfig, ConditionalAuthz, CELPolicies, Initializers, NodeAdmission}
 
 // Clause is one promise of the admission contract.
 type Clause struct {

@@ -58,6 +58,9 @@ const (
 	StaticAdmissionManifests        Name = "StaticAdmissionManifests"
 	WebhookVirtualResourcesExcluded Name = "WebhookVirtualResourcesExcluded"
 	NodeDeclaredFeatures            Name = "NodeDeclaredFeatures"
+	// Admission features new in Kubernetes 1.38 (read from the
+	// v1.38.0-beta.0 sources).
+	ConditionalAuthorization Name = "ConditionalAuthorization"
 	// A 1.37 fix, not a gate: kube-apiserver 1.36 records only the first
 	// Audit failure of a request (kubernetes PR 140001).
 	PolicyAuditAllFailures Name = "PolicyAuditAllFailures"
@@ -87,6 +90,8 @@ var registry = map[Name]Feature{
 		Description: "webhooks are never called for the authentication and authorization review resources (gate ExcludeAdmissionWebhookVirtualResources, beta and on by default in 1.37)"},
 	NodeDeclaredFeatures: {Since: "1.37",
 		Description: "nodes declare their features, admission (NodeDeclaredFeatureValidator, PodResizeValidator) and the kubelet check pods against them (gate NodeDeclaredFeatures, GA in 1.37)"},
+	ConditionalAuthorization: {Since: "1.38", ProviderSetUp: true,
+		Description: "authorizers may allow a request under conditions on its object, which the AuthorizationConditionsEnforcer admission plugin enforces in the validating phase (gate ConditionalAuthorization, alpha and off in 1.38, KEP-5681); the provider turns the gate on and gives the apiservers an authorization configuration with a webhook authorizer the harness fakes. No provider sets it up yet: not supported everywhere"},
 	PolicyAuditAllFailures: {Since: "1.37",
 		Description: "every Audit failure of a request's ValidatingAdmissionPolicy bindings is in its one validation_failure audit annotation (kubernetes PR 140001, no gate; 1.36 and older keep only the first)"},
 }

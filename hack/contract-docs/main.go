@@ -23,8 +23,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "contract-docs:", err)
 		os.Exit(1)
 	}
+	newer, err := release.NewerReports()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "contract-docs:", err)
+		os.Exit(1)
+	}
 	var b bytes.Buffer
-	if err := release.WriteContractMarkdown(&b, contract.All(), rel); err != nil {
+	if err := release.WriteContractMarkdown(&b, contract.All(), rel, newer...); err != nil {
 		fmt.Fprintln(os.Stderr, "contract-docs:", err)
 		os.Exit(1)
 	}

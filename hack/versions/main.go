@@ -7,7 +7,22 @@
 // run-conformance there (Go's module and build caches are shared, so a warm
 // cache rebuilds little), and runs `run --report-dir ARTIFACTS/VERSION`.
 // Versions run one after another; a version that cannot be built or run is
-// reported and the others still run. Then it writes ARTIFACTS/matrix.txt,
+// reported and the others still run.
+//
+// Pre-releases (v1.38.0-beta.0) are versions like the others: their column
+// is marked pre-release. A version whose go.mod (after the move) names a
+// toolchain (hack/update-kubernetes.sh writes one when the release needs a
+// newer Go than this one) is built and tested with that toolchain
+// (GOTOOLCHAIN), that version only. The move runs with
+// KUBE_UNSERVED=standin: a module the proxy does not serve yet gets a
+// stand-in, the release table is still checked, and the build that needs
+// the module fails naming it. Before the build, each version's release
+// table is checked where that version is linked: `go generate
+// ./framework/contract/release` derives its inventory and the release
+// tests run there (every item decided, 0 unknown); the derived inventory
+// is left in ARTIFACTS/VERSION/release-inventory.json, and a version whose
+// kept inventory (framework/contract/release/inventories/VERSION.json) is
+// missing or differs says so. Then it writes ARTIFACTS/matrix.txt,
 // matrix.json and matrix.html: every spec case's state and every measurement
 // per version side by side (the matrix command's matrix.json and
 // matrix.html, framework/report/matrix). `make conformance-versions`
@@ -66,7 +81,10 @@ func main() {
 	os.Exit(code)
 }
 
-var versionPattern = regexp.MustCompile(`^v1\.[0-9]+\.[0-9]+$`)
+var versionPattern = regexp.MustCompile(`^v1\.[0-9]+\.[0-9]+(-(alpha|beta|rc)\.[0-9]+)?$`)
+
+// isPreRelease: v1.38.0-beta.0.
+func isPreRelease(v string) bool { return strings.Contains(v, "-") }
 
 func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("versions", flag.ContinueOnError)
@@ -90,7 +108,7 @@ func parseFlags(args []string) (options, error) {
 	seen := map[string]bool{}
 	for _, v := range strings.FieldsFunc(versions, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
 		if !versionPattern.MatchString(v) {
-			return o, fmt.Errorf("--versions: %q is not a Kubernetes release like v1.36.3", v)
+			return o, fmt.Errorf("--versions: %q is not a Kubernetes release like v1.36.3 or v1.38.0-beta.0", v)
 		}
 		if seen[v] {
 			return o, fmt.Errorf("--versions: %s given twice", v)
@@ -185,10 +203,18 @@ type Outcome struct {
 	// or no results).
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
+	// PreRelease: a pre-release of Kubernetes; Toolchain the Go toolchain
+	// its go.mod names (empty: this Go).
+	PreRelease bool   `json:"preRelease,omitempty"`
+	Toolchain  string `json:"toolchain,omitempty"`
+	// ReleaseTable is the release table's check where the version is
+	// linked: "0 unknown" and its summary, or what failed.
+	ReleaseTable string `json:"releaseTable,omitempty"`
 	// PrepareSeconds (syncing the copy and, if needed,
-	// hack/update-kubernetes.sh), BuildSeconds and RunSeconds time the
-	// steps (0: not done).
+	// hack/update-kubernetes.sh), TableSeconds (the release table),
+	// BuildSeconds and RunSeconds time the steps (0: not done).
 	PrepareSeconds float64          `json:"prepareSeconds"`
+	TableSeconds   float64          `json:"tableSeconds"`
 	BuildSeconds   float64          `json:"buildSeconds"`
 	RunSeconds     float64          `json:"runSeconds"`
 	ReportDir      string           `json:"reportDir"`
@@ -240,7 +266,7 @@ func run(ctx context.Context, o options, stdout io.Writer) (int, error) {
 		if oc.Detail != "" {
 			msg += " (" + oc.Detail + ")"
 		}
-		log.printf("%s: %s; prepare %s, build %s, run %s", prefix, msg, secs(oc.PrepareSeconds), secs(oc.BuildSeconds), secs(oc.RunSeconds))
+		log.printf("%s: %s; prepare %s, release table %s, build %s, run %s", prefix, msg, secs(oc.PrepareSeconds), secs(oc.TableSeconds), secs(oc.BuildSeconds), secs(oc.RunSeconds))
 		outcomes = append(outcomes, oc)
 	}
 	text, code, err := writeMatrix(o, outcomes, started)
@@ -265,7 +291,7 @@ func secs(s float64) string {
 
 // oneVersion prepares the copy, builds and runs one version.
 func oneVersion(ctx context.Context, o options, v, prefix string, log logger) Outcome {
-	oc := Outcome{Version: v, Status: Error, ReportDir: filepath.Join(o.artifacts, v)}
+	oc := Outcome{Version: v, Status: Error, ReportDir: filepath.Join(o.artifacts, v), PreRelease: isPreRelease(v)}
 	dir := filepath.Join(o.workDir, v)
 	src := filepath.Join(dir, "src")
 	bin := filepath.Join(dir, "bin", "run-conformance")
@@ -282,18 +308,15 @@ func oneVersion(ctx context.Context, o options, v, prefix string, log logger) Ou
 		log.printf("%s: moved the copy to %s in %s", prefix, v, time.Since(step).Round(time.Second))
 	}
 
-	step = time.Now()
-	log.printf("%s: building run-conformance (log: %s)", prefix, filepath.Join(dir, "build.log"))
-	stopBeat := heartbeat(log, prefix+": still building", step)
-	err = command(ctx, src, filepath.Join(dir, "build.log"), nil, "go", "build", "-ldflags", "-X main.version="+o.harnessVersion, "-o", bin, "./cmd/run-conformance")
-	stopBeat()
-	oc.BuildSeconds = time.Since(step).Seconds()
+	oc.Toolchain, err = goModToolchain(filepath.Join(src, "go.mod"))
 	if err != nil {
-		oc.Detail = "build failed: " + err.Error()
+		oc.Detail = err.Error()
 		return oc
 	}
-	log.printf("%s: built in %s", prefix, time.Since(step).Round(time.Second))
-
+	env := goEnv(oc.Toolchain)
+	if oc.Toolchain != "" {
+		log.printf("%s: its go.mod names toolchain %s: building and testing this version with GOTOOLCHAIN=%s", prefix, oc.Toolchain, oc.Toolchain)
+	}
 	if err := os.RemoveAll(oc.ReportDir); err != nil {
 		oc.Detail = err.Error()
 		return oc
@@ -302,6 +325,32 @@ func oneVersion(ctx context.Context, o options, v, prefix string, log logger) Ou
 		oc.Detail = err.Error()
 		return oc
 	}
+
+	step = time.Now()
+	log.printf("%s: checking the release table where %s is linked (log: %s)", prefix, v, filepath.Join(dir, "release-table.log"))
+	stopBeat := heartbeat(log, prefix+": still checking the release table", step)
+	oc.ReleaseTable = releaseTable(ctx, o, src, dir, v, env)
+	stopBeat()
+	oc.TableSeconds = time.Since(step).Seconds()
+	log.printf("%s: release table: %s", prefix, oc.ReleaseTable)
+
+	step = time.Now()
+	log.printf("%s: building run-conformance (log: %s)", prefix, filepath.Join(dir, "build.log"))
+	stopBeat = heartbeat(log, prefix+": still building", step)
+	err = command(ctx, src, filepath.Join(dir, "build.log"), withEnv(env), "go", "build", "-ldflags", "-X main.version="+o.harnessVersion, "-o", bin, "./cmd/run-conformance")
+	stopBeat()
+	oc.BuildSeconds = time.Since(step).Seconds()
+	if err != nil {
+		oc.Detail = "build failed: " + err.Error()
+		if stand := standIns(dir, src); stand != "" {
+			first, _, _ := strings.Cut(err.Error(), " | ")
+			oc.Detail = fmt.Sprintf("build failed: the module proxy does not serve %s (moved with stand-ins, log: %s): %s (log: %s)",
+				stand, filepath.Join(dir, "update.log"), first, filepath.Join(dir, "build.log"))
+		}
+		return oc
+	}
+	log.printf("%s: built in %s", prefix, time.Since(step).Round(time.Second))
+
 	step = time.Now()
 	args := append([]string{"run", "--report-dir", oc.ReportDir}, o.runFlags...)
 	log.printf("%s: running run-conformance %s (output: %s)", prefix, strings.Join(args, " "), filepath.Join(oc.ReportDir, "console.log"))
@@ -380,9 +429,9 @@ func command(ctx context.Context, dir, logPath string, tweak func(*exec.Cmd), na
 	if err := cmd.Run(); err != nil {
 		out, _ := os.ReadFile(logPath)
 		if tail := lastLines(string(out), 6); tail != "" {
-			return fmt.Errorf("%v: %s (log: %s)", err, tail, logPath)
+			return fmt.Errorf("%w: %s (log: %s)", err, tail, logPath)
 		}
-		return fmt.Errorf("%v (log: %s)", err, logPath)
+		return fmt.Errorf("%w (log: %s)", err, logPath)
 	}
 	return nil
 }
@@ -394,6 +443,10 @@ func lastLines(s string, n int) string {
 	}
 	return strings.TrimSpace(strings.Join(lines, " | "))
 }
+
+// standInDir is where hack/update-kubernetes.sh writes the stand-ins for
+// modules the proxy does not serve (KUBE_UNSERVED=standin).
+const standInDir = "_output/kube-stubs"
 
 // The files hack/update-kubernetes.sh reads, and those it writes.
 var (
@@ -423,6 +476,9 @@ func prepare(ctx context.Context, repo, dir, v string, progress func(string)) (b
 	var keep func(string) bool
 	if reuse {
 		keep = func(rel string) bool {
+			if strings.HasPrefix(rel, standInDir+"/") {
+				return true
+			}
 			for _, out := range updateOutputs {
 				if rel == out {
 					return true
@@ -446,7 +502,7 @@ func prepare(ctx context.Context, repo, dir, v string, progress func(string)) (b
 	moved := false
 	if pinned != v {
 		progress(fmt.Sprintf("hack/update-kubernetes.sh %s (go.mod pins %s; log: %s)", v, pinned, filepath.Join(dir, "update.log")))
-		if err := command(ctx, src, filepath.Join(dir, "update.log"), nil, "bash", "hack/update-kubernetes.sh", v); err != nil {
+		if err := command(ctx, src, filepath.Join(dir, "update.log"), withEnv([]string{"KUBE_UNSERVED=standin"}), "bash", "hack/update-kubernetes.sh", v); err != nil {
 			return false, fmt.Errorf("hack/update-kubernetes.sh %s failed: %w", v, err)
 		}
 		moved = true
@@ -477,6 +533,122 @@ func updateStamp(repo, v string) (string, error) {
 		h.Write(data)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+var toolchainLine = regexp.MustCompile(`(?m)^toolchain\s+(go1\.[0-9]+(?:\.[0-9]+)?)\s*$`)
+
+// goModToolchain reads the toolchain line of a go.mod (empty: none).
+func goModToolchain(gomod string) (string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	if m := toolchainLine.FindSubmatch(data); m != nil {
+		return string(m[1]), nil
+	}
+	return "", nil
+}
+
+// goEnv is the environment of a version's go commands: its toolchain, if
+// its go.mod names one.
+func goEnv(toolchain string) []string {
+	if toolchain == "" {
+		return nil
+	}
+	return []string{"GOTOOLCHAIN=" + toolchain}
+}
+
+func withEnv(env []string) func(*exec.Cmd) {
+	return func(cmd *exec.Cmd) { cmd.Env = append(cmd.Env, env...) }
+}
+
+var standInLine = regexp.MustCompile(`(?m)^\s*(\S+) => \./` + regexp.QuoteMeta(standInDir) + `/`)
+
+var standInSummary = regexp.MustCompile(`\(stand-ins: (.*)\), framework/kubecompat`)
+
+// standIns names the modules the move replaced by stand-ins: as the move's
+// log (dir/update.log) says, with their versions, else as the copy's
+// go.mod replaces them.
+func standIns(dir, src string) string {
+	if log, err := os.ReadFile(filepath.Join(dir, "update.log")); err == nil {
+		if m := standInSummary.FindAllSubmatch(log, -1); m != nil {
+			return string(m[len(m)-1][1])
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(src, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, m := range standInLine.FindAllSubmatch(data, -1) {
+		names = append(names, string(m[1]))
+	}
+	return strings.Join(names, ", ")
+}
+
+// releaseTable derives the version's release inventory where it is linked
+// and runs the release table's tests there; it says what came of it.
+func releaseTable(ctx context.Context, o options, src, dir, v string, env []string) string {
+	logPath := filepath.Join(dir, "release-table.log")
+	if err := command(ctx, src, filepath.Join(dir, "release-generate.log"), withEnv(env), "go", "generate", "./framework/contract/release"); err != nil {
+		return "could not derive the inventory: " + err.Error()
+	}
+	derived := filepath.Join(src, "framework", "contract", "release", "inventories", v+".json")
+	note := ""
+	if data, err := os.ReadFile(derived); err == nil {
+		_ = os.WriteFile(filepath.Join(o.artifacts, v, "release-inventory.json"), data, 0o644)
+		kept, kerr := os.ReadFile(filepath.Join(o.repo, "framework", "contract", "release", "inventories", v+".json"))
+		switch {
+		case kerr != nil:
+			note = fmt.Sprintf("; not kept yet: cp %s framework/contract/release/inventories/", filepath.Join(o.artifacts, v, "release-inventory.json"))
+		case string(kept) != string(data):
+			note = fmt.Sprintf("; the kept inventory differs: cp %s framework/contract/release/inventories/%s.json", filepath.Join(o.artifacts, v, "release-inventory.json"), v)
+		}
+	}
+	err := command(ctx, src, logPath, withEnv(env), "go", "test", "-count=1", "-v",
+		"-run", "^(TestPinnedInventoryIsDecided|TestTableClausesExist|TestTableEntriesAreValid|TestStoredInventoriesAreDecided)$", "./framework/contract/release")
+	out, _ := os.ReadFile(logPath)
+	summary := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if i := strings.Index(line, "kubelet handlers: "); i >= 0 && strings.Contains(line, "release_test.go") && summary == "" {
+			summary = strings.TrimSpace(line[strings.Index(line, ": ")+2:])
+		}
+	}
+	if err != nil {
+		if list := undecided(string(out)); list != "" {
+			return fmt.Sprintf("FAILED: %s (log: %s)%s", list, logPath, note)
+		}
+		return "FAILED: " + err.Error() + note
+	}
+	return "passed: " + summary + note
+}
+
+var (
+	unknownLine = regexp.MustCompile(`unknown: Kubernetes \S+ has (?:feature gate|kube-apiserver admission plugin|kubelet pod admit handler) (\S+) `)
+	staleLine   = regexp.MustCompile(`stale: the table decides (?:feature gate|kube-apiserver admission plugin|kubelet pod admit handler) (\S+), `)
+)
+
+// undecided sums up the release tests' unknown and stale items (each
+// named once, whichever tests named it): "1 unknown (A), 2 stale (B, C)".
+func undecided(out string) string {
+	var parts []string
+	for _, c := range []struct {
+		what string
+		re   *regexp.Regexp
+	}{{"unknown", unknownLine}, {"stale", staleLine}} {
+		seen := map[string]bool{}
+		var names []string
+		for _, m := range c.re.FindAllStringSubmatch(out, -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				names = append(names, m[1])
+			}
+		}
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", len(names), c.what, strings.Join(names, ", ")))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 var pinLine = regexp.MustCompile(`(?m)^\s*(?:require\s+)?k8s\.io/kubernetes\s+(v[^\s]+)\s*(?://.*)?$`)
@@ -525,9 +697,20 @@ func writeMatrix(o options, outcomes []Outcome, started time.Time) (string, int,
 // status as the exit code its run had, its report dir relative to the
 // artifacts (where matrix.html is).
 func outcomeInput(o options, oc Outcome) matrix.Input {
-	in := matrix.Input{Name: oc.Version, Error: oc.Detail, ExitCode: matrix.ExitError,
+	desc := "Kubernetes " + oc.Version
+	if oc.PreRelease {
+		desc += " (pre-release)"
+	}
+	if oc.Toolchain != "" {
+		desc += ", built with " + oc.Toolchain
+	}
+	if oc.ReleaseTable != "" {
+		desc += "; release table " + oc.ReleaseTable
+	}
+	in := matrix.Input{Name: oc.Version, Description: desc, PreRelease: oc.PreRelease, Error: oc.Detail, ExitCode: matrix.ExitError,
 		Duration: time.Duration(oc.RunSeconds * float64(time.Second)),
-		Steps:    []matrix.Step{{Name: "prepare", Seconds: oc.PrepareSeconds}, {Name: "build", Seconds: oc.BuildSeconds}, {Name: "run", Seconds: oc.RunSeconds}}}
+		Steps: []matrix.Step{{Name: "prepare", Seconds: oc.PrepareSeconds}, {Name: "release table", Seconds: oc.TableSeconds},
+			{Name: "build", Seconds: oc.BuildSeconds}, {Name: "run", Seconds: oc.RunSeconds}}}
 	switch oc.Status {
 	case Passed:
 		in.ExitCode = matrix.ExitPassed
@@ -552,8 +735,12 @@ func writeSummary(w io.Writer, o options, outcomes []Outcome, started time.Time)
 	}
 	fmt.Fprintf(w, "Kubernetes version matrix of %s: %d version(s), %s wall, run flags: %s\n",
 		started.UTC().Format("2006-01-02"), len(outcomes), time.Since(started).Round(time.Second), flags)
-	fmt.Fprintf(w, "  %-9s %-8s %-8s %-8s %s\n", "version", "prepare", "build", "run", "result")
+	fmt.Fprintf(w, "  %-16s %-8s %-8s %-8s %-8s %s\n", "version", "prepare", "table", "build", "run", "result")
 	for _, oc := range outcomes {
+		name := oc.Version
+		if oc.PreRelease {
+			name += "*"
+		}
 		result := oc.Status
 		if oc.Summary != nil {
 			s := oc.Summary
@@ -562,6 +749,18 @@ func writeSummary(w io.Writer, o options, outcomes []Outcome, started time.Time)
 		if oc.Detail != "" {
 			result += ": " + oc.Detail
 		}
-		fmt.Fprintf(w, "  %-9s %-8s %-8s %-8s %s\n", oc.Version, secs(oc.PrepareSeconds), secs(oc.BuildSeconds), secs(oc.RunSeconds), result)
+		if oc.ReleaseTable != "" {
+			result += "; release table " + oc.ReleaseTable
+		}
+		if oc.Toolchain != "" {
+			result += "; Go " + oc.Toolchain
+		}
+		fmt.Fprintf(w, "  %-16s %-8s %-8s %-8s %-8s %s\n", name, secs(oc.PrepareSeconds), secs(oc.TableSeconds), secs(oc.BuildSeconds), secs(oc.RunSeconds), result)
+	}
+	for _, oc := range outcomes {
+		if oc.PreRelease {
+			fmt.Fprintln(w, "  * a pre-release of Kubernetes")
+			break
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,8 +39,8 @@ func TestSplitWords(t *testing.T) {
 
 func TestParseFlags(t *testing.T) {
 	repo, _ := filepath.Abs("../..")
-	o, err := parseFlags([]string{"--repo", repo, "--versions", "v1.36.3,v1.37.2", "--run-flags", "--suite ordering"})
-	if err != nil || strings.Join(o.versions, " ") != "v1.36.3 v1.37.2" || strings.Join(o.runFlags, " ") != "--suite ordering" || !filepath.IsAbs(o.artifacts) {
+	o, err := parseFlags([]string{"--repo", repo, "--versions", "v1.36.3,v1.37.2 v1.38.0-beta.0", "--run-flags", "--suite ordering"})
+	if err != nil || strings.Join(o.versions, " ") != "v1.36.3 v1.37.2 v1.38.0-beta.0" || strings.Join(o.runFlags, " ") != "--suite ordering" || !filepath.IsAbs(o.artifacts) {
 		t.Errorf("%+v %v", o, err)
 	}
 	o, err = parseFlags([]string{"--repo", repo})
@@ -51,6 +52,8 @@ func TestParseFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--versions", "1.36"}, `"1.36" is not a Kubernetes release`},
+		{[]string{"--versions", "v1.38.0-gamma.1"}, `"v1.38.0-gamma.1" is not a Kubernetes release`},
+		{[]string{"--versions", "v1.38.0-beta"}, `"v1.38.0-beta" is not a Kubernetes release`},
 		{[]string{"--versions", "v1.36.3 v1.36.3"}, "given twice"},
 		{[]string{"--versions", " "}, "no version"},
 		{[]string{"--run-flags", "--focus 'x"}, "unterminated"},
@@ -215,15 +218,22 @@ func TestWriteMatrix(t *testing.T) {
 		outcomes = append(outcomes, Outcome{Version: v, Status: Failed, ReportDir: filepath.Join(art, v), PrepareSeconds: 1, BuildSeconds: 90, RunSeconds: 61,
 			Summary: &s, res: res, file: filepath.Join(art, v, results.FileName)})
 	}
+	outcomes[1].ReleaseTable = "passed: 1 gates, 1 apiserver plugins, 1 kubelet handlers: 3 mapped to clauses, 0 out of scope, 0 not observable here, 0 unknown"
+	outcomes[1].TableSeconds = 5
 	outcomes = append(outcomes, Outcome{Version: "v1.35.4", Status: Error, PrepareSeconds: 3, BuildSeconds: 20, Detail: "build failed: exit status 1: undefined: x"})
+	outcomes = append(outcomes, Outcome{Version: "v1.38.0-beta.0", Status: Error, PreRelease: true, Toolchain: "go1.27.3", PrepareSeconds: 9, TableSeconds: 300, BuildSeconds: 7,
+		ReleaseTable: "passed: 0 unknown", Detail: "build failed: the module proxy does not serve k8s.io/ktesting"})
 	text, code, err := writeMatrix(o, outcomes, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
 		"run flags: --suite ordering",
-		"  v1.36.3   1s       1m30s    1m1s     failed: 4 passed, 1 failed, 1 skipped, 2 not supported",
-		"  v1.35.4   3s       20s      -        error: build failed: exit status 1: undefined: x",
+		"  v1.36.3          1s       -        1m30s    1m1s     failed: 4 passed, 1 failed, 1 skipped, 2 not supported",
+		"  v1.37.2          1s       5s       1m30s    1m1s     failed: 4 passed, 1 failed, 1 skipped, 2 not supported; release table passed: 1 gates,",
+		"  v1.35.4          3s       -        20s      -        error: build failed: exit status 1: undefined: x",
+		"  v1.38.0-beta.0*  9s       5m0s     7s       -        error: build failed: the module proxy does not serve k8s.io/ktesting; release table passed: 0 unknown; Go go1.27.3",
+		"  * a pre-release of Kubernetes",
 		"    v1.36.3        v1.37.2        case",
 	} {
 		if !strings.Contains(text, want) {
@@ -247,16 +257,92 @@ func TestWriteMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.APIVersion != matrix.APIVersion || m.Kind != matrix.Kind || m.ExitCode != code || m.ExitCode != 2 ||
-		strings.Join(m.RunFlags, " ") != "--suite ordering" || len(m.Targets) != 3 {
+		strings.Join(m.RunFlags, " ") != "--suite ordering" || len(m.Targets) != 4 {
 		t.Fatalf("matrix.json: %+v", m)
 	}
 	unbuilt := m.Targets[2]
 	if unbuilt.Name != "v1.35.4" || unbuilt.State != matrix.Error || !strings.Contains(unbuilt.Error, "undefined: x") ||
-		fmt.Sprint(unbuilt.Steps) != "[{prepare 3} {build 20} {run 0}]" || unbuilt.HasResults() {
+		fmt.Sprint(unbuilt.Steps) != "[{prepare 3} {release table 0} {build 20} {run 0}]" || unbuilt.HasResults() || unbuilt.PreRelease {
 		t.Errorf("the unbuilt version: %+v", unbuilt)
 	}
+	if beta := m.Targets[3]; !beta.PreRelease || !strings.Contains(beta.Description, "(pre-release), built with go1.27.3; release table passed: 0 unknown") {
+		t.Errorf("the pre-release: %+v", beta)
+	}
 	if got := m.Targets[0]; got.State != matrix.Failed || got.ExitCode != 1 || got.Summary == nil || got.Summary.Failed != 1 ||
-		fmt.Sprint(got.Steps) != "[{prepare 1} {build 90} {run 61}]" || got.ReportDir != "v1.36.3" || len(m.Cases) == 0 {
+		fmt.Sprint(got.Steps) != "[{prepare 1} {release table 0} {build 90} {run 61}]" || got.ReportDir != "v1.36.3" || len(m.Cases) == 0 {
 		t.Errorf("a version that ran: %+v", got)
+	}
+}
+
+func TestGoModToolchain(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]string{
+		"module x\n\ngo 1.26.0\n":                        "",
+		"module x\n\ngo 1.27.0\n\ntoolchain go1.27.3\n":  "go1.27.3",
+		"module x\n\ngo 1.27.0\n\ntoolchain go1.27\n":    "go1.27",
+		"module x\n\ngo 1.27.0\n// toolchain go1.27.3\n": "",
+	} {
+		p := filepath.Join(dir, "go.mod")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := goModToolchain(p); err != nil || got != want {
+			t.Errorf("goModToolchain(%q) = %q, %v; want %q", content, got, err, want)
+		}
+	}
+	if env := goEnv(""); env != nil {
+		t.Errorf("goEnv of no toolchain = %v", env)
+	}
+	if env := goEnv("go1.27.3"); fmt.Sprint(env) != "[GOTOOLCHAIN=go1.27.3]" {
+		t.Errorf("goEnv = %v", env)
+	}
+	if !isPreRelease("v1.38.0-beta.0") || isPreRelease("v1.37.2") {
+		t.Error("isPreRelease")
+	}
+}
+
+func TestStandIns(t *testing.T) {
+	dir := t.TempDir()
+	gomod := "module x\n\nreplace (\n\tk8s.io/api => k8s.io/api v0.38.0-beta.0\n\tk8s.io/ktesting => ./_output/kube-stubs/k8s.io/ktesting\n\tk8s.io/apiextensions-api => ./_output/kube-stubs/k8s.io/apiextensions-api\n)\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := standIns(dir, dir); got != "k8s.io/ktesting, k8s.io/apiextensions-api" {
+		t.Errorf("standIns = %q", got)
+	}
+	log := "warning: x\npinned k8s.io/kubernetes v1.38.0-beta.0: 32 staging replaces at v0.38.0-beta.0 (stand-ins: k8s.io/ktesting v0.38.0-beta.0, sigs.k8s.io/structured-merge-diff/v7 v7.0.1 (as v7.0.0)), framework/kubecompat/kubecompat_generated.go from framework/kubecompat/v1_38.go.txt, toolchain go1.27.3\n"
+	if err := os.WriteFile(filepath.Join(dir, "update.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := standIns(dir, dir); got != "k8s.io/ktesting v0.38.0-beta.0, sigs.k8s.io/structured-merge-diff/v7 v7.0.1 (as v7.0.0)" {
+		t.Errorf("standIns from update.log = %q", got)
+	}
+}
+
+func TestUndecided(t *testing.T) {
+	out := `        the release table does not match Kubernetes v1.35.4 (2 problem(s)):
+          stale: the table decides feature gate CSIVolumeHealth, which Kubernetes v1.35.4 does not have (or the rule no longer selects): remove its entry
+          unknown: Kubernetes v1.35.4 has feature gate PodLifecycleSleepAction (GA, on, locked; read by admission code: x.go), which the table does not decide: read
+    release_test.go:313: Kubernetes v1.35.4: the release table does not match Kubernetes v1.35.4 (2 problem(s)):
+          stale: the table decides feature gate CSIVolumeHealth, which Kubernetes v1.35.4 does not have (or the rule no longer selects): remove its entry
+          stale: the table decides kubelet pod admit handler allocation.NewPodResizesAdmitHandler, which Kubernetes v1.35.4 does not have
+`
+	if got := undecided(out); got != "1 unknown (PodLifecycleSleepAction), 2 stale (CSIVolumeHealth, allocation.NewPodResizesAdmitHandler)" {
+		t.Errorf("undecided = %q", got)
+	}
+	if got := undecided("ok"); got != "" {
+		t.Errorf("undecided(ok) = %q", got)
+	}
+}
+
+// TestCommandKeepsTheExitCode: a run that exits 1 (a case failed) is
+// told from one that could not run: command's error wraps the exit status
+// (it was formatted with %v, so every failed run was reported as an error).
+func TestCommandKeepsTheExitCode(t *testing.T) {
+	dir := t.TempDir()
+	err := command(context.Background(), dir, filepath.Join(dir, "log"), nil, "sh", "-c", "echo some output; exit 1")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(err.Error(), "some output") {
+		t.Fatalf("command error %v: want the exit status 1 wrapped, with the output's tail", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -295,6 +296,16 @@ var _ = harness.Describe(policyCELVariables, func(f *harness.Framework) {
 
 	ginkgo.It("authorizer fieldSelector and labelSelector reach the authorizer: a node lists its own pods only with its spec.nodeName field selector", func(ctx ginkgo.SpecContext) {
 		pods := "authorizer.group('').resource('pods')"
+		// The Node authorizer's reason, as the apiserver's union of
+		// authorizers passes it on: from 1.37 prefixed with the authorizer's
+		// name (k8s.io/apiserver pkg/authorization/union NamedAuthorizer,
+		// "node: ..."), before 1.37 alone.
+		nodeReason := "can only list/watch pods with spec.nodeName field selector"
+		v, err := version.ParseGeneric(f.Env.KubernetesVersion)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the cluster's version %q", f.Env.KubernetesVersion)
+		if v.AtLeast(version.MajorMinor(1, 37)) {
+			nodeReason = "node: " + nodeReason
+		}
 		s := admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
@@ -308,7 +319,7 @@ var _ = harness.Describe(policyCELVariables, func(f *harness.Framework) {
 				{Expression: pods + ".fieldSelector('spec.nodeName=" + celNode + "').labelSelector('app=x').check('list').allowed() && " +
 					"!" + pods + ".labelSelector('spec.nodeName=" + celNode + "').check('list').allowed()",
 					Message: "labelSelector: a label selector is not a field selector, and does not undo one"},
-				{Expression: pods + ".check('list').reason() == 'node: can only list/watch pods with spec.nodeName field selector'",
+				{Expression: pods + ".check('list').reason() == '" + nodeReason + "'",
 					Message: "authorizer reason: not the Node authorizer's"},
 			},
 		}

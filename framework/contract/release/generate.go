@@ -1,3 +1,3 @@
 package release
 
-//go:generate go run ../../../hack/release-inventory -o zz_generated_pinned.go
+//go:generate go run ../../../hack/release-inventory -o zz_generated_pinned.go -stored .

@@ -74,6 +74,13 @@ func PinnedPlugins() []Item {
 	out := make([]Item, 0, len(names))
 	for p := range names {
 		var why []string
+		state := "on by default"
+		if opts.DefaultOffPlugins.Has(p) {
+			state = "off by default"
+		}
+		if !registered[p] {
+			state += ", not registered"
+		}
 		if n, ok := place[p]; ok {
 			why = append(why, fmt.Sprintf("%d of %d in AllOrderedPlugins", n, len(opts.RecommendedPluginOrder)))
 		} else {
@@ -87,7 +94,7 @@ func PinnedPlugins() []Item {
 		} else {
 			why = append(why, "on by default")
 		}
-		out = append(out, Item{Kind: APIServerPlugin, Name: p, Why: strings.Join(why, ", ")})
+		out = append(out, Item{Kind: APIServerPlugin, Name: p, Why: strings.Join(why, ", "), State: state, Place: place[p]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -95,14 +102,20 @@ func PinnedPlugins() []Item {
 
 // PinnedHandlers lists the kubelet's pod admit chain as derived from the
 // pinned sources (zz_generated_pinned.go), in chain order.
-func PinnedHandlers() []Item {
-	out := make([]Item, 0, len(pinned.KubeletHandlers))
-	for i, h := range pinned.KubeletHandlers {
-		why := fmt.Sprintf("%d of %d in the chain", i+1, len(pinned.KubeletHandlers))
+func PinnedHandlers() []Item { return handlerItems(pinned) }
+
+func handlerItems(d Derived) []Item {
+	out := make([]Item, 0, len(d.KubeletHandlers))
+	for i, h := range d.KubeletHandlers {
+		why := fmt.Sprintf("%d of %d in the chain", i+1, len(d.KubeletHandlers))
 		if h.Guard != "" {
 			why += ", only if " + h.Guard
 		}
-		out = append(out, Item{Kind: KubeletHandlerKind, Name: h.Constructor, Why: why})
+		state := "always"
+		if h.Guard != "" {
+			state = "only if " + h.Guard
+		}
+		out = append(out, Item{Kind: KubeletHandlerKind, Name: h.Constructor, Why: why, State: state, Place: i + 1})
 	}
 	return out
 }
@@ -111,17 +124,23 @@ func PinnedHandlers() []Item {
 // gates (SelectGates over every registered gate, with the generated
 // references and ReviewedGates), the kube-apiserver plugins and the kubelet
 // handlers.
-func Pinned() (Inventory, error) {
-	gates, err := SelectGates(PinnedGates(), pinned.GateReferences, ReviewedGates)
+func Pinned() (Inventory, error) { return InventoryFrom(pinned) }
+
+// InventoryFrom is the inventory of the linked Kubernetes with what d
+// derived from its sources (hack/release-inventory passes what it has just
+// derived, which the compiled-in zz_generated_pinned.go may not yet be).
+func InventoryFrom(d Derived) (Inventory, error) {
+	gates, err := SelectGates(PinnedGates(), d.GateReferences, ReviewedGatesAt(d.Kubernetes))
 	if err != nil {
 		return Inventory{}, err
 	}
 	for i := range gates {
-		gates[i].Why = gateState(gates[i].Name) + "; " + gates[i].Why
+		gates[i].State = gateState(gates[i].Name)
+		gates[i].Why = gates[i].State + "; " + gates[i].Why
 	}
 	items := append(gates, PinnedPlugins()...)
-	items = append(items, PinnedHandlers()...)
-	return Inventory{Kubernetes: pinned.Kubernetes, Items: items}, nil
+	items = append(items, handlerItems(d)...)
+	return Inventory{Kubernetes: d.Kubernetes, Items: items}, nil
 }
 
 // PinnedReport is the release table of the pinned Kubernetes.
@@ -132,3 +151,6 @@ func PinnedReport() (Report, error) {
 	}
 	return Build(inv, Table), nil
 }
+
+// PinnedVersion is the k8s.io/kubernetes version the harness is built with.
+func PinnedVersion() string { return pinned.Kubernetes }

@@ -40,6 +40,13 @@ type Item struct {
 	// it; for a plugin, its place in the order and whether it is on by
 	// default; for a handler, its place in the chain and its guard.
 	Why string
+	// State is what the release changes about the item between versions:
+	// a gate's stage, default and lock ("beta, on"); a plugin's default
+	// ("on by default"); a handler's guard.
+	State string `json:",omitempty"`
+	// Place is the item's place in its order, from 1: a plugin's in
+	// AllOrderedPlugins (0: not there), a handler's in the chain.
+	Place int `json:",omitempty"`
 }
 
 // Inventory is every item of the pinned Kubernetes, by kind then name
@@ -69,6 +76,12 @@ const (
 type Entry struct {
 	Kind Kind
 	Name string
+	// Since and Until bound the Kubernetes minors the entry is for
+	// ("1.38": from 1.38 on; until "1.38": before 1.38), empty for
+	// unbounded: a release that adds an item, removes it or changes what
+	// it does gets an entry of its own from its minor on.
+	Since string `json:",omitempty"`
+	Until string `json:",omitempty"`
 	// Clauses are contract clause IDs covering the item.
 	Clauses []string `json:",omitempty"`
 	// OutOfScope says in one sentence why the admission contract does not
@@ -101,7 +114,65 @@ func (e Entry) Validate() error {
 	if n != 1 {
 		return fmt.Errorf("%s %s: give exactly one of Clauses, OutOfScope and NotObservable (%d given)", e.Kind, e.Name, n)
 	}
+	for _, m := range []string{e.Since, e.Until} {
+		if m != "" && !minorPattern.MatchString(m) {
+			return fmt.Errorf("%s %s: Since and Until are minors like 1.38, got %q", e.Kind, e.Name, m)
+		}
+	}
+	if e.Since != "" && e.Until != "" && !minorLess(e.Since, e.Until) {
+		return fmt.Errorf("%s %s: Since %s is not before Until %s", e.Kind, e.Name, e.Since, e.Until)
+	}
 	return nil
+}
+
+var (
+	minorPattern   = regexp.MustCompile(`^1\.[0-9]+$`)
+	versionPattern = regexp.MustCompile(`^v1\.([0-9]+)\.[0-9]+(-(alpha|beta|rc)\.[0-9]+)?$`)
+)
+
+// Minor is the minor of a Kubernetes version ("v1.38.0-beta.0" -> "1.38"),
+// empty if v is not one.
+func Minor(v string) string {
+	m := versionPattern.FindStringSubmatch(v)
+	if m == nil {
+		return ""
+	}
+	return "1." + m[1]
+}
+
+// IsPreRelease reports whether v is a Kubernetes pre-release
+// (v1.38.0-beta.0).
+func IsPreRelease(v string) bool {
+	m := versionPattern.FindStringSubmatch(v)
+	return m != nil && m[2] != ""
+}
+
+// minorLess: minor a is before minor b ("1.9" < "1.38").
+func minorLess(a, b string) bool {
+	var am, bm int
+	fmt.Sscanf(a, "1.%d", &am)
+	fmt.Sscanf(b, "1.%d", &bm)
+	return am < bm
+}
+
+// For reports whether e is for Kubernetes version v.
+func (e Entry) For(v string) bool {
+	m := Minor(v)
+	if m == "" {
+		return e.Since == "" && e.Until == ""
+	}
+	return (e.Since == "" || !minorLess(m, e.Since)) && (e.Until == "" || minorLess(m, e.Until))
+}
+
+// At is the part of table that is for Kubernetes version v.
+func At(table []Entry, v string) []Entry {
+	var out []Entry
+	for _, e := range table {
+		if e.For(v) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func key(k Kind, name string) string { return string(k) + " " + name }
@@ -110,6 +181,7 @@ func key(k Kind, name string) string { return string(k) + " " + name }
 // unknown; an entry for an item inv does not have is stale; an entry with
 // no or several dispositions is invalid. The error says what to do.
 func Check(inv Inventory, table []Entry) error {
+	table = At(table, inv.Kubernetes)
 	have := map[string]bool{}
 	for _, it := range inv.Items {
 		have[key(it.Kind, it.Name)] = true

@@ -2,8 +2,10 @@ package release
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -246,8 +248,12 @@ func TestContractDocsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	newer, err := NewerReports()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var want bytes.Buffer
-	if err := WriteContractMarkdown(&want, contract.All(), r); err != nil {
+	if err := WriteContractMarkdown(&want, contract.All(), r, newer...); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
@@ -287,5 +293,147 @@ func TestWriteTextAndMarkdown(t *testing.T) {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
+	}
+}
+
+// TestStoredInventoriesAreDecided holds the table to every version whose
+// inventory is kept (inventories/VERSION.json, written where that version
+// is linked): a pre-release's new gate or plugin fails the default build's
+// tests too, not only the build of that version.
+func TestStoredInventoriesAreDecided(t *testing.T) {
+	all, err := Stored()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatal("no stored inventory: run `go generate ./framework/contract/release`")
+	}
+	for v, inv := range all {
+		if err := Check(inv, Table); err != nil {
+			t.Errorf("Kubernetes %s: %v", v, err)
+			continue
+		}
+		t.Logf("%s: %s", v, Build(inv, Table).Summary)
+	}
+}
+
+// TestPinnedInventoryIsStored: the stored inventory of the linked version
+// is what the linked version has, so the changes `list --contract
+// --kubernetes` prints against it are the real ones.
+func TestPinnedInventoryIsStored(t *testing.T) {
+	live, err := Pinned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Stored()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, ok := all[live.Kubernetes]
+	if !ok {
+		t.Fatalf("no %s/%s: run `go generate ./framework/contract/release`", InventoryDir, InventoryFile(live.Kubernetes))
+	}
+	a, _ := EncodeInventory(live)
+	b, _ := EncodeInventory(stored)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("%s/%s is not the linked inventory: run `go generate ./framework/contract/release`", InventoryDir, InventoryFile(live.Kubernetes))
+	}
+}
+
+func TestEntryForVersions(t *testing.T) {
+	for _, c := range []struct {
+		e    Entry
+		v    string
+		want bool
+	}{
+		{Entry{}, "v1.37.2", true},
+		{Entry{Since: "1.38"}, "v1.37.2", false},
+		{Entry{Since: "1.38"}, "v1.38.0-beta.0", true},
+		{Entry{Until: "1.38"}, "v1.38.0-beta.0", false},
+		{Entry{Until: "1.38"}, "v1.37.2", true},
+		{Entry{Since: "1.9", Until: "1.10"}, "v1.9.0", true},
+		{Entry{Since: "1.36", Until: "1.38"}, "v1.38.0", false},
+		{Entry{Since: "1.38"}, "v9.9.9", false},
+	} {
+		if got := c.e.For(c.v); got != c.want {
+			t.Errorf("%+v.For(%s) = %v, want %v", c.e, c.v, got, c.want)
+		}
+	}
+	bad := Entry{Kind: Gate, Name: "G", OutOfScope: "x.", Since: "1.38", Until: "1.37"}
+	if err := bad.Validate(); err == nil {
+		t.Error("Since after Until was accepted")
+	}
+	bad = Entry{Kind: Gate, Name: "G", OutOfScope: "x.", Since: "v1.38"}
+	if err := bad.Validate(); err == nil {
+		t.Error("Since v1.38 was accepted")
+	}
+	if Minor("v1.38.0-beta.0") != "1.38" || !IsPreRelease("v1.38.0-beta.0") || IsPreRelease("v1.37.2") || Minor("1.38") != "" {
+		t.Error("Minor or IsPreRelease")
+	}
+}
+
+// TestCheckFollowsVersions: an entry until 1.38 is stale nowhere after
+// 1.37 (it is not for 1.38), one since 1.38 decides nothing before.
+func TestCheckFollowsVersions(t *testing.T) {
+	table := append(append([]Entry(nil), syntheticTable...),
+		Entry{Kind: Gate, Name: "GoneIn138", OutOfScope: "Gone.", Until: "1.38"},
+		Entry{Kind: Gate, Name: "NewIn138", OutOfScope: "New.", Since: "1.38"})
+	old := Inventory{Kubernetes: "v1.37.2", Items: append(append([]Item(nil), synthetic.Items...), Item{Kind: Gate, Name: "GoneIn138"})}
+	next := Inventory{Kubernetes: "v1.38.0-beta.0", Items: append(append([]Item(nil), synthetic.Items...), Item{Kind: Gate, Name: "NewIn138"})}
+	for _, inv := range []Inventory{old, next} {
+		if err := Check(inv, table); err != nil {
+			t.Errorf("%s: %v", inv.Kubernetes, err)
+		}
+	}
+	old.Items = append(old.Items, Item{Kind: Gate, Name: "NewIn138"})
+	if err := Check(old, table); err == nil || !strings.Contains(err.Error(), "unknown: Kubernetes v1.37.2 has feature gate NewIn138") {
+		t.Errorf("an entry since 1.38 decided a 1.37 item: %v", err)
+	}
+}
+
+func TestDiff(t *testing.T) {
+	plugin := func(name string, place int, state string) Item {
+		return Item{Kind: APIServerPlugin, Name: name, Place: place, State: state, Why: "x"}
+	}
+	a := Inventory{Kubernetes: "v1.37.2", Items: []Item{
+		{Kind: Gate, Name: "Stays", State: "beta, on"},
+		{Kind: Gate, Name: "Goes", State: "GA, on, locked"},
+		{Kind: Gate, Name: "Graduates", State: "alpha, off"},
+		plugin("A", 1, "on by default"), plugin("B", 2, "on by default"), plugin("C", 3, "on by default"), plugin("D", 4, "on by default"),
+	}}
+	b := Inventory{Kubernetes: "v1.38.0-beta.0", Items: []Item{
+		{Kind: Gate, Name: "Stays", State: "beta, on"},
+		{Kind: Gate, Name: "Graduates", State: "beta, on"},
+		{Kind: Gate, Name: "Arrives", State: "alpha, off", Why: "alpha, off; name matches the rule"},
+		// New sits between B and C (shifting C and D: no order change);
+		// A moved after D.
+		plugin("B", 1, "on by default"), plugin("New", 2, "off by default"), plugin("C", 3, "on by default"), plugin("D", 4, "off by default"), plugin("A", 5, "on by default"),
+	}}
+	table := []Entry{
+		{Kind: Gate, Name: "Stays", OutOfScope: "x."}, {Kind: Gate, Name: "Goes", OutOfScope: "Gone.", Until: "1.38"},
+		{Kind: Gate, Name: "Graduates", Clauses: []string{"a.b"}}, {Kind: Gate, Name: "Arrives", NotObservable: "n.", Since: "1.38"},
+	}
+	var got []string
+	for _, c := range Diff(a, b, table) {
+		got = append(got, fmt.Sprintf("%s %s %s [%s -> %s] %s", c.Change, c.Kind, c.Name, c.From, c.To, c.Decision))
+	}
+	want := []string{
+		"new feature gate Arrives [ -> alpha, off; name matches the rule] not observable here",
+		"new kube-apiserver admission plugin New [ -> x, after B, before C] UNKNOWN",
+		"removed feature gate Goes [ -> ] out of scope",
+		"stage changed feature gate Graduates [alpha, off -> beta, on] clauses",
+		"stage changed kube-apiserver admission plugin D [on by default -> off by default] UNKNOWN",
+		"order changed kube-apiserver admission plugin A [after (first), before B -> after D, before (last)] UNKNOWN",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Diff =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestVersionLess(t *testing.T) {
+	in := []string{"v1.38.0", "v1.37.2", "v1.38.0-beta.0", "v1.38.0-alpha.3", "v1.38.0-rc.1", "v1.9.0", "v1.38.1"}
+	sort.Slice(in, func(i, j int) bool { return versionLess(in[i], in[j]) })
+	if got := strings.Join(in, " "); got != "v1.9.0 v1.37.2 v1.38.0-alpha.3 v1.38.0-beta.0 v1.38.0-rc.1 v1.38.0 v1.38.1" {
+		t.Errorf("sorted: %s", got)
 	}
 }

@@ -41,16 +41,63 @@ type Report struct {
 	// Stale are entries for items the pinned Kubernetes does not have.
 	Stale   []Entry `json:",omitempty"`
 	Summary string
+	// PreRelease: Kubernetes is a pre-release (v1.38.0-beta.0).
+	PreRelease bool `json:",omitempty"`
+	// ChangesFrom is the version Changes are against (the pinned one), for
+	// the table of another version; Changes what changed from it (Diff).
+	ChangesFrom string   `json:",omitempty"`
+	Changes     []Change `json:",omitempty"`
+}
+
+// ReportFor is the release table of Kubernetes version v: the pinned one
+// (linked), or a stored one with what changed from the pinned one.
+func ReportFor(v string) (Report, error) {
+	if v == "" || v == pinned.Kubernetes {
+		return PinnedReport()
+	}
+	inv, err := InventoryOf(v)
+	if err != nil {
+		return Report{}, err
+	}
+	base, err := Pinned()
+	if err != nil {
+		return Report{}, err
+	}
+	r := Build(inv, Table)
+	r.ChangesFrom, r.Changes = base.Kubernetes, Diff(base, inv, Table)
+	return r, nil
+}
+
+// NewerReports are the release tables of the stored versions newer than
+// the pinned one, oldest first, each with its changes from the pinned one.
+func NewerReports() ([]Report, error) {
+	versions, err := StoredVersions()
+	if err != nil {
+		return nil, err
+	}
+	var out []Report
+	for _, v := range versions {
+		if !versionLess(pinned.Kubernetes, v) {
+			continue
+		}
+		r, err := ReportFor(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // Build joins inv and table into the report.
 func Build(inv Inventory, table []Entry) Report {
+	table = At(table, inv.Kubernetes)
 	decided := map[string]Entry{}
 	for _, e := range table {
 		decided[key(e.Kind, e.Name)] = e
 	}
-	r := Report{Kubernetes: inv.Kubernetes, Rule: Rule{
-		GateName: GateNameRule.String(), AdmissionCode: AdmissionCode, AdmitHandlerCode: AdmitHandlerCode, ReviewedGates: ReviewedGates,
+	r := Report{Kubernetes: inv.Kubernetes, PreRelease: IsPreRelease(inv.Kubernetes), Rule: Rule{
+		GateName: GateNameRule.String(), AdmissionCode: AdmissionCode, AdmitHandlerCode: AdmitHandlerCode, ReviewedGates: ReviewedGatesAt(inv.Kubernetes),
 	}}
 	have := map[string]bool{}
 	for _, it := range inv.Items {
@@ -117,7 +164,7 @@ func (r Report) intro(k Kind) string {
 // the summary line.
 func (r Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Release guard: Kubernetes %s (framework/contract/release)\n", r.Kubernetes)
+	fmt.Fprintf(bw, "Release guard: Kubernetes %s%s (framework/contract/release)\n", r.Kubernetes, r.preReleaseNote())
 	groups := r.byKind()
 	for _, k := range Kinds {
 		fmt.Fprintln(bw)
@@ -138,8 +185,93 @@ func (r Report) WriteText(w io.Writer) error {
 	for _, e := range r.Stale {
 		fmt.Fprintf(bw, "  STALE: the table decides %s %s, which Kubernetes %s does not have\n", e.Kind, e.Name, r.Kubernetes)
 	}
+	if r.ChangesFrom != "" {
+		fmt.Fprintln(bw)
+		r.writeChangesText(bw)
+	}
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, r.Summary)
+	return bw.Flush()
+}
+
+func (r Report) preReleaseNote() string {
+	if r.PreRelease {
+		return " (pre-release)"
+	}
+	return ""
+}
+
+func (c Change) decisionText() string {
+	switch c.Decision {
+	case Mapped:
+		return "clauses " + strings.Join(c.Clauses, ", ")
+	case Unknown:
+		return string(Unknown) + ": the release table does not decide it"
+	}
+	return string(c.Decision) + ": " + c.Reason
+}
+
+func (c Change) whatText() string {
+	switch {
+	case c.From != "" && c.To != "":
+		return c.From + " -> " + c.To
+	case c.To != "":
+		return c.To
+	}
+	return c.From
+}
+
+// changesSummary: "N changes from V: a new, b removed, c stage changed, d
+// order changed".
+func (r Report) changesSummary() string {
+	n := map[ChangeKind]int{}
+	for _, c := range r.Changes {
+		n[c.Change]++
+	}
+	parts := make([]string, len(ChangeKinds))
+	for i, k := range ChangeKinds {
+		parts[i] = fmt.Sprintf("%d %s", n[k], k)
+	}
+	return fmt.Sprintf("%d changes from Kubernetes %s: %s", len(r.Changes), r.ChangesFrom, strings.Join(parts, ", "))
+}
+
+func (r Report) writeChangesText(bw *bufio.Writer) {
+	fmt.Fprintf(bw, "Changes from Kubernetes %s (%d):\n", r.ChangesFrom, len(r.Changes))
+	for _, c := range r.Changes {
+		fmt.Fprintf(bw, "  %-13s  %s %s\n", c.Change, c.Kind, c.Name)
+		fmt.Fprintf(bw, "    %s\n", c.whatText())
+		fmt.Fprintf(bw, "    %s\n", c.decisionText())
+	}
+	fmt.Fprintln(bw, r.changesSummary())
+}
+
+// WriteChangesMarkdown renders a newer version's release table as its
+// changes from the pinned one (docs/contract.md's last sections).
+func (r Report) WriteChangesMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw)
+	fmt.Fprintf(bw, "## Release guard: Kubernetes %s%s, changes from %s\n\n", r.Kubernetes, r.preReleaseNote(), r.ChangesFrom)
+	fmt.Fprintf(bw, "The inventory of Kubernetes %s, derived where it is linked (`framework/contract/release/inventories/%s`),\n", r.Kubernetes, InventoryFile(r.Kubernetes))
+	fmt.Fprintf(bw, "against the same table: %s. `run-conformance list --contract --kubernetes %s` prints all of it.\n\n", r.Summary, r.Kubernetes)
+	fmt.Fprintf(bw, "%s.\n\n", r.changesSummary())
+	fmt.Fprintln(bw, "| Change | Kind | Name | What | Decision |")
+	fmt.Fprintln(bw, "| --- | --- | --- | --- | --- |")
+	for _, c := range r.Changes {
+		var decision string
+		switch c.Decision {
+		case Mapped:
+			ids := make([]string, len(c.Clauses))
+			for i, id := range c.Clauses {
+				ids[i] = "`" + id + "`"
+			}
+			decision = strings.Join(ids, ", ")
+		case Unknown:
+			decision = "**" + string(Unknown) + "**"
+		default:
+			decision = "*" + string(c.Decision) + ":* " + mdEscape(c.Reason)
+		}
+		fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s |\n", c.Change, c.Kind, c.Name, mdEscape(c.whatText()), decision)
+	}
 	return bw.Flush()
 }
 
@@ -147,7 +279,7 @@ func (r Report) WriteText(w io.Writer) error {
 func (r Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw)
-	fmt.Fprintf(bw, "## Release guard: Kubernetes %s\n\n", r.Kubernetes)
+	fmt.Fprintf(bw, "## Release guard: Kubernetes %s%s\n\n", r.Kubernetes, r.preReleaseNote())
 	fmt.Fprintln(bw, "Every admission-related feature gate, kube-apiserver admission plugin and kubelet pod admit handler of the")
 	fmt.Fprintln(bw, "pinned Kubernetes, read from Kubernetes itself (`framework/contract/release`), with the clauses covering it")
 	fmt.Fprintln(bw, "or why none does: *out of scope* (the admission contract does not need it) or *not observable here* (the")
@@ -197,11 +329,19 @@ func WriteContractText(w io.Writer, clauses []contract.Clause, r Report) error {
 
 // WriteContractMarkdown renders docs/contract.md: the clause inventory,
 // then the release table.
-func WriteContractMarkdown(w io.Writer, clauses []contract.Clause, r Report) error {
+func WriteContractMarkdown(w io.Writer, clauses []contract.Clause, r Report, newer ...Report) error {
 	if err := contract.WriteMarkdown(w, clauses); err != nil {
 		return err
 	}
-	return r.WriteMarkdown(w)
+	if err := r.WriteMarkdown(w); err != nil {
+		return err
+	}
+	for _, n := range newer {
+		if err := n.WriteChangesMarkdown(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ContractJSON is what `list --contract -o json` prints.

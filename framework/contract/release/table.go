@@ -12,8 +12,27 @@ package release
 // AdmitHandlerCode) misses although they change what admission extensions
 // see, each with why. A gate the rule already selects does not belong here
 // (SelectGates refuses it).
-var ReviewedGates = map[string]string{
-	"PodSchedulingReadiness": "scheduling gates are the initializers of seed 002 (init.* clauses); the gate is read by the pod registry and the scheduler, not by admission code",
+var ReviewedGates = []ReviewedGate{
+	// Gone in 1.38: the feature is permanently on (kubernetes PR 141741).
+	{Name: "PodSchedulingReadiness", Until: "1.38", Reason: "scheduling gates are the initializers of seed 002 (init.* clauses); the gate is read by the pod registry and the scheduler, not by admission code"},
+}
+
+// ReviewedGate is a gate the written rule misses, for the minors from
+// Since (empty: any) to before Until (empty: any).
+type ReviewedGate struct {
+	Name, Reason, Since, Until string
+}
+
+// ReviewedGatesAt are the reviewed gates of Kubernetes version v, name to
+// reason.
+func ReviewedGatesAt(v string) map[string]string {
+	out := map[string]string{}
+	for _, g := range ReviewedGates {
+		if (Entry{Since: g.Since, Until: g.Until}).For(v) {
+			out[g.Name] = g.Reason
+		}
+	}
+	return out
 }
 
 func mapped(k Kind, name string, clauses ...string) Entry {
@@ -25,6 +44,14 @@ func outOfScope(k Kind, name, why string) Entry { return Entry{Kind: k, Name: na
 func notObservable(k Kind, name, why string) Entry {
 	return Entry{Kind: k, Name: name, NotObservable: why}
 }
+
+// since bounds e to the minors from m on: the release that adds an item
+// or changes what it does.
+func since(m string, e Entry) Entry { e.Since = m; return e }
+
+// until bounds e to the minors before m: the release that removes an item
+// or changes what it does.
+func until(m string, e Entry) Entry { e.Until = m; return e }
 
 func join(lists ...[]string) []string {
 	var out []string
@@ -68,6 +95,13 @@ var initializerClauses = []string{
 	"init.gated-pod-scheduling-tighten-only",
 }
 
+// conditionalAuthzClauses are the clauses of conditional authorization at
+// admission (1.38, KEP-5681).
+var conditionalAuthzClauses = []string{
+	"authz.conditional.enforced-on-object", "authz.conditional.sees-mutated-object", "authz.conditional.order",
+	"authz.conditional.denial", "authz.conditional.dry-run", "authz.conditional.fail-closed",
+}
+
 var kubeletRejectionClauses = []string{"node.rejection-reason", "node.rejection-phase", "node.rejection-message", "node.rejection-event"}
 
 // nodeRestriction is the reason for the gates NodeRestriction reads.
@@ -83,43 +117,60 @@ const (
 // Table decides every item of the inventory.
 var Table = []Entry{
 	// Feature gates.
-	outOfScope(Gate, "APIServerWebhookAuthenticationToken", "Alpha and off: lets the apiserver mint the tokens it presents to webhooks (KEP-6060); how a webhook authenticates its caller is deployment security, not what admission sends or does with the answer."),
+	since("1.37", outOfScope(Gate, "APIServerWebhookAuthenticationToken", "Alpha and off: lets the apiserver mint the tokens it presents to webhooks (KEP-6060); how a webhook authenticates its caller is deployment security, not what admission sends or does with the answer.")),
 	outOfScope(Gate, "AllowInsecureKubeletCertificateSigningRequests", "Deprecated and off: "+nodeRestriction("its own CertificateSigningRequests")),
-	outOfScope(Gate, "CSIVolumeHealth", "Alpha: "+nodeRestriction("the health of its volumes")),
+	since("1.37", outOfScope(Gate, "CSIVolumeHealth", "Alpha: "+nodeRestriction("the health of its volumes"))),
 	outOfScope(Gate, "ClusterTrustBundle", "ClusterTrustBundleAttest reads it to check who may attest for a signer; certificate issuance policy of a compiled-in plugin no clause orders against webhooks."),
 	outOfScope(Gate, "CloudControllerManagerWebhook", "The cloud-controller-manager's own webhook server, not kube-apiserver admission: selected by its name only."),
-	outOfScope(Gate, "CompositePodGroup", "Alpha: the Priority plugin resolves a composite pod group's priority; scheduling policy of a compiled-in plugin."),
-	outOfScope(Gate, "DRAExtendedResource", "Decides which extended resources the kubelet's fit predicate counts (not those a DRA claim backs): resource accounting, while how any fit failure is reported is node.rejection-*."),
-	outOfScope(Gate, "DRANodeAllocatableResources", "Alpha and off: makes NodeDeclaredFeatureValidator check ResourceSlices publishing node-allocatable DRA devices; device publication, not pod admission."),
-	outOfScope(Gate, "DynamicResourceAllocation", nodeRestriction("its ResourceSlices")),
-	mapped(Gate, "ExcludeAdmissionWebhookVirtualResources", "matching.review-resources-excluded", "matching.review-resources-warning"),
-	outOfScope(Gate, "GenericWorkload", "Beta and off: PodGroupProtection and Priority handle Workload and PodGroup objects; workload scheduling, in compiled-in plugins no clause orders against webhooks."),
+	since("1.37", until("1.38", outOfScope(Gate, "CompositePodGroup", "Alpha: the Priority plugin resolves a composite pod group's priority; scheduling policy of a compiled-in plugin."))),
+	since("1.38", outOfScope(Gate, "CompositePodGroup", "Beta and off in 1.38: the Priority plugin resolves a composite pod group's priority and PodGroupProtection guards composite pod groups in use; scheduling policy of compiled-in plugins.")),
+	since("1.38", mapped(Gate, "ConditionalAuthorization", conditionalAuthzClauses...)),
+	since("1.36", outOfScope(Gate, "DRAExtendedResource", "Decides which extended resources the kubelet's fit predicate counts (not those a DRA claim backs): resource accounting, while how any fit failure is reported is node.rejection-*.")),
+	since("1.37", until("1.38", outOfScope(Gate, "DRANodeAllocatableResources", "Alpha and off: makes NodeDeclaredFeatureValidator check ResourceSlices publishing node-allocatable DRA devices; device publication, not pod admission."))),
+	since("1.38", outOfScope(Gate, "DRANodeAllocatableResources", "Alpha and off: makes NodeDeclaredFeatureValidator check ResourceSlices publishing node-allocatable DRA devices and, from 1.38, the kubelet's fit predicate count their resources: device publication and resource accounting, while how any fit failure is reported is node.rejection-*.")),
+	// Removed in 1.38: DRA is always on (kubernetes PR 141946).
+	until("1.38", outOfScope(Gate, "DynamicResourceAllocation", nodeRestriction("its ResourceSlices"))),
+	since("1.37", mapped(Gate, "ExcludeAdmissionWebhookVirtualResources", "matching.review-resources-excluded", "matching.review-resources-warning")),
+	since("1.36", until("1.37", outOfScope(Gate, "GenericWorkload", "Alpha and off in 1.36: JobValidation, PodGroupWorkloadExists and PodGroupProtection handle Jobs, PodGroups and Workloads of gang scheduling; workload scheduling, in compiled-in plugins no clause orders against webhooks."))),
+	since("1.37", outOfScope(Gate, "GenericWorkload", "Beta and off: PodGroupProtection and Priority handle Workload and PodGroup objects; workload scheduling, in compiled-in plugins no clause orders against webhooks.")),
 	notObservable(Gate, "GracefulNodeShutdown", "Its admission side: "+notShuttingDown+"."),
 	notObservable(Gate, "GracefulNodeShutdownBasedOnPodPriority", "Its admission side: "+notShuttingDown+"."),
-	mapped(Gate, "InPlacePodVerticalScaling", "node.declared-features.capacity"),
-	outOfScope(Gate, "InPlacePodVerticalScalingExclusiveCPUs", "Alpha: "+resizeOnly+"."),
-	outOfScope(Gate, "InPlacePodVerticalScalingExclusiveMemory", "Alpha: "+resizeOnly+"."),
-	outOfScope(Gate, "InPlacePodVerticalScalingMemoryBackedVolumes", "Alpha: "+resizeOnly+", and the eviction manager's accounting of memory-backed volumes."),
+	// Removed in 1.38 (GA and locked since 1.35): PodResizeValidator no longer reads it.
+	since("1.36", until("1.38", mapped(Gate, "InPlacePodVerticalScaling", "node.declared-features.capacity"))),
+	// 1.35 and 1.36 only: the sleep action of lifecycle hooks.
+	until("1.37", outOfScope(Gate, "PodLifecycleSleepAction", "GA and locked: the kubelet's lifecycle hook runner (pkg/kubelet/lifecycle/handlers.go, beside the admit handlers) reads it to run the Sleep action of PreStop and PostStart hooks, which is not pod admission.")),
+	since("1.36", outOfScope(Gate, "InPlacePodVerticalScalingExclusiveCPUs", "Alpha: "+resizeOnly+".")),
+	since("1.36", outOfScope(Gate, "InPlacePodVerticalScalingExclusiveMemory", "Alpha: "+resizeOnly+".")),
+	since("1.37", outOfScope(Gate, "InPlacePodVerticalScalingMemoryBackedVolumes", "Alpha: "+resizeOnly+", and the eviction manager's accounting of memory-backed volumes.")),
+	since("1.38", outOfScope(Gate, "KubeAPIServerWorkloadsTrust", "Alpha and off: the ServiceAccount plugin projects the apiserver's serving trust from ClusterTrustBundles instead of the kube-root-ca.crt ConfigMap into automounted token volumes (KEP-6283); compiled-in defaulting of pod volumes no clause depends on.")),
 	outOfScope(Gate, "KubeletSeparateDiskGC", "The eviction manager reads it for its image filesystem accounting; node-pressure eviction, not a promise about pod admission."),
-	mapped(Gate, "ManifestBasedAdmissionControlConfig", staticClauses...),
+	since("1.36", mapped(Gate, "ManifestBasedAdmissionControlConfig", staticClauses...)),
 	mapped(Gate, "MutatingAdmissionPolicy", mutatingPolicyClauses...),
 	mapped(Gate, "NodeDeclaredFeatures", "node.declared-features.resize", "node.declared-features.kubelet"),
 	outOfScope(Gate, "PodCertificateRequest", nodeRestriction("its pods' PodCertificateRequests")),
-	outOfScope(Gate, "PodGroupPreemptionPolicy", "Alpha and off: the Priority plugin resolves a pod group's preemption policy; scheduling policy."),
-	outOfScope(Gate, "PodLevelResources", "Makes LimitRanger and the kubelet's pod features handler count pod-level resources: resource accounting, while LimitRanger's place around webhooks (order.compiled-plugins-around-webhooks) does not depend on it."),
-	mapped(Gate, "PodSchedulingReadiness", initializerClauses...),
+	// Gone in 1.38.
+	since("1.37", until("1.38", outOfScope(Gate, "PodGroupPreemptionPolicy", "Alpha and off: the Priority plugin resolves a pod group's preemption policy; scheduling policy."))),
+	until("1.38", outOfScope(Gate, "PodLevelResources", "Makes LimitRanger and the kubelet's pod features handler count pod-level resources: resource accounting, while LimitRanger's place around webhooks (order.compiled-plugins-around-webhooks) does not depend on it.")),
+	since("1.38", outOfScope(Gate, "PodLevelResources", "Makes LimitRanger, the kubelet's pod features handler and, from 1.38, its fit predicate count pod-level resources: resource accounting, while LimitRanger's place around webhooks (order.compiled-plugins-around-webhooks) and how a fit failure is reported (node.rejection-*) do not depend on it.")),
+	// Removed in 1.38: scheduling gates are always on (kubernetes PR 141741); the init.* clauses hold without it.
+	until("1.38", mapped(Gate, "PodSchedulingReadiness", initializerClauses...)),
 	outOfScope(Gate, "PodTopologyLabelsAdmission", "Turns on PodTopologyLabels, which copies a node's topology labels to a pod on pods/binding; a compiled-in mutation no webhook clause depends on."),
-	outOfScope(Gate, "RecoverVolumeExpansionFailure", nodeRestriction("the resize status of its claims")),
+	until("1.38", outOfScope(Gate, "RecoverVolumeExpansionFailure", nodeRestriction("the resize status of its claims"))),
 	outOfScope(Gate, "ServiceAccountNodeAudienceRestriction", nodeRestriction("the audiences of its pods' tokens")),
-	mapped(Gate, "SupplementalGroupsPolicy", "node.rejection-reason"),
+	// Removed in 1.38 (GA and locked): the kubelet's predicate always checks it.
+	until("1.38", mapped(Gate, "SupplementalGroupsPolicy", "node.rejection-reason")),
 	outOfScope(Gate, "TaintTolerationComparisonOperators", "Alpha and off: lets tolerations compare values in the kubelet's taint predicate and eviction handler; which tolerations match is scheduling API, while how an untolerated taint is reported is node.rejection-*."),
 	outOfScope(Gate, "VolumeAttributesClass", "StorageObjectInUseProtection adds its finalizer to VolumeAttributesClasses; storage, not admission extensions."),
-	notObservable(Gate, "WebhookRoundTripLoadBalancing", "Service webhooks pick an endpoint per request only with --enable-aggregator-routing and several endpoints the apiserver reaches: the embedded control plane has no pod network and EndpointSlices refuse loopback addresses, so its fake webhook is one server reached by URL and the choice cannot be seen; on kind two webhook pods behind one Service would show it, which the harness does not run yet."),
+	since("1.37", notObservable(Gate, "WebhookRoundTripLoadBalancing", "Service webhooks pick an endpoint per request only with --enable-aggregator-routing and several endpoints the apiserver reaches: the embedded control plane has no pod network and EndpointSlices refuse loopback addresses, so its fake webhook is one server reached by URL and the choice cannot be seen; on kind two webhook pods behind one Service would show it, which the harness does not run yet.")),
+	// 1.36 only: gang scheduling of Jobs, reworked in 1.37.
+	since("1.36", until("1.37", outOfScope(Gate, "WorkloadAwarePreemption", "Alpha and off: the Priority plugin resolves a PodGroup's priority from its class; scheduling policy of a compiled-in plugin."))),
+	since("1.36", until("1.37", outOfScope(Gate, "WorkloadWithJob", "Alpha and off: JobValidation refuses changing the parallelism of a Job whose gang-scheduled PodGroup exists; workload scheduling in a compiled-in plugin."))),
 	notObservable(Gate, "WindowsGracefulNodeShutdown", "Its admission side is the Windows node shutdown handler's, and the harness's nodes are Linux hollow kubelets that never shut down."),
 
 	// kube-apiserver admission plugins.
 	outOfScope(APIServerPlugin, "AlwaysAdmit", "Deprecated and off: admits every request, adding nothing a webhook or policy could observe."),
 	outOfScope(APIServerPlugin, "AlwaysDeny", "Deprecated and off: refuses every request, so a cluster running it has nothing to test."),
+	since("1.38", mapped(APIServerPlugin, "AuthorizationConditionsEnforcer", conditionalAuthzClauses...)),
 	outOfScope(APIServerPlugin, "AlwaysPullImages", "Off: forces imagePullPolicy Always, a compiled-in mutation no clause orders against webhooks."),
 	outOfScope(APIServerPlugin, "CertificateApproval", "Checks who may approve a CertificateSigningRequest: authorization of certificate issuance."),
 	outOfScope(APIServerPlugin, "CertificateSigning", "Checks who may sign a CertificateSigningRequest: authorization of certificate issuance."),
@@ -132,6 +183,7 @@ var Table = []Entry{
 	outOfScope(APIServerPlugin, "EventRateLimit", "Off: rate-limits Event writes, not the admission of other objects."),
 	outOfScope(APIServerPlugin, "ExtendedResourceToleration", "Off: adds tolerations for extended-resource taints, compiled-in scheduling defaulting."),
 	outOfScope(APIServerPlugin, "ImagePolicyWebhook", "Off: a compiled-in plugin calling an ImageReview backend named in its own config file, not the dynamic admission webhook API the contract covers."),
+	since("1.36", until("1.37", outOfScope(APIServerPlugin, "JobValidation", "Refuses changing the parallelism of a Job referencing a gang-scheduled PodGroup (with the alpha GenericWorkload and WorkloadWithJob gates): workload scheduling, in a compiled-in plugin no clause orders against webhooks."))),
 	outOfScope(APIServerPlugin, "LimitPodHardAntiAffinityTopology", "Off: restricts pod anti-affinity topology keys, a compiled-in scheduling policy."),
 	mapped(APIServerPlugin, "LimitRanger", "order.compiled-plugins-around-webhooks"),
 	mapped(APIServerPlugin, "MutatingAdmissionPolicy", mutatingPolicyClauses...),
@@ -148,9 +200,10 @@ var Table = []Entry{
 	outOfScope(APIServerPlugin, "NodeRestriction", "Limits what a kubelet may write about its own node and pods (off in the flags' defaults, on in real clusters): node authorization, not a promise about admission extensions."),
 	outOfScope(APIServerPlugin, "OwnerReferencesPermissionEnforcement", "Off: checks the permission to set blockOwnerDeletion, an authorization check."),
 	outOfScope(APIServerPlugin, "PersistentVolumeClaimResize", "Refuses resizing a claim whose class does not allow it: storage policy."),
-	outOfScope(APIServerPlugin, "PodGroupProtection", "Adds a protection finalizer to PodGroups in use: workload scheduling bookkeeping."),
+	since("1.36", until("1.37", outOfScope(APIServerPlugin, "PodGroupWorkloadExists", "Refuses a PodGroup whose Workload does not exist (with the alpha GenericWorkload gate): workload scheduling bookkeeping."))),
+	since("1.36", outOfScope(APIServerPlugin, "PodGroupProtection", "Adds a protection finalizer to PodGroups in use: workload scheduling bookkeeping.")),
 	outOfScope(APIServerPlugin, "PodNodeSelector", "Off: merges a namespace's node selector into pods, a compiled-in scheduling policy."),
-	mapped(APIServerPlugin, "PodResizeValidator", "node.declared-features.capacity"),
+	since("1.36", mapped(APIServerPlugin, "PodResizeValidator", "node.declared-features.capacity")),
 	mapped(APIServerPlugin, "PodSecurity", "order.chain.pod-security-judges-mutations"),
 	outOfScope(APIServerPlugin, "PodTolerationRestriction", "Off: merges and limits tolerations per namespace, a compiled-in scheduling policy."),
 	outOfScope(APIServerPlugin, "PodTopologyLabels", "Copies a node's topology labels to a pod on pods/binding; a compiled-in mutation no webhook clause depends on."),
@@ -180,7 +233,7 @@ var Table = []Entry{
 	})...),
 
 	// The kubelet's pod admit chain.
-	outOfScope(KubeletHandlerKind, "allocation.NewPodResizesAdmitHandler", "It admits every new pod and judges only in-place resizes of running pods (reported in the resize status, not as a rejection)."),
+	since("1.36", outOfScope(KubeletHandlerKind, "allocation.NewPodResizesAdmitHandler", "It admits every new pod and judges only in-place resizes of running pods (reported in the resize status, not as a rejection).")),
 	notObservable(KubeletHandlerKind, "eviction.NewManager", "It rejects pods (Reason Evicted) only under node memory or disk pressure, which a hollow kubelet's fake cadvisor never reports."),
 	mapped(KubeletHandlerKind, "sysctl.NewAllowlist", kubeletRejectionClauses...),
 	notObservable(KubeletHandlerKind, "klet.containerManager.GetAllocateResourcesPodAdmitHandler", "Hollow kubelets run a stub container manager whose allocation handler admits every pod: TopologyAffinityError, SMTAlignmentError and device UnexpectedAdmissionError need real CPU, memory, topology and device managers (the reference node plugin host wraps this seam, node.plugins.*)."),

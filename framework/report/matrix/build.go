@@ -19,6 +19,9 @@ type Input struct {
 	// Description says what the target is, e.g. "kubeconfig prod (context
 	// admin)" or "kind ha, node image ...".
 	Description string
+	// PreRelease marks a target running a pre-release of Kubernetes
+	// (hack/versions: v1.38.0-beta.0): its column says so.
+	PreRelease bool
 	// ExitCode is the target's run's exit code; Error its error line.
 	ExitCode int
 	Error    string
@@ -68,7 +71,7 @@ func Build(inputs []Input, h Header) Matrix {
 	for i, name := range uniqueNames(inputs) {
 		in := inputs[i]
 		in.Name = name
-		t := Target{Name: name, Description: in.Description, ExitCode: in.ExitCode, Error: in.Error, Steps: in.Steps,
+		t := Target{Name: name, Description: in.Description, PreRelease: in.PreRelease, ExitCode: in.ExitCode, Error: in.Error, Steps: in.Steps,
 			DurationSeconds: in.Duration.Seconds(), ReportDir: in.ReportDir, Source: in.Source, State: StateOf(in.ExitCode, in.Results)}
 		if in.Previous != nil {
 			m.Previous, t.WasRun = true, true

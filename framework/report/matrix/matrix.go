@@ -92,11 +92,13 @@ func (m Matrix) Duration() time.Duration {
 
 // Target is one column: a target's run and its outcome.
 type Target struct {
-	Name        string      `json:"name"`
-	Description string      `json:"description,omitempty"`
-	State       TargetState `json:"state"`
-	ExitCode    int         `json:"exitCode"`
-	Error       string      `json:"error,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// PreRelease: the target runs a pre-release of Kubernetes.
+	PreRelease bool        `json:"preRelease,omitempty"`
+	State      TargetState `json:"state"`
+	ExitCode   int         `json:"exitCode"`
+	Error      string      `json:"error,omitempty"`
 	// DurationSeconds is the target's whole run (with its cluster's set-up
 	// for the matrix command; the results' own span when read back).
 	DurationSeconds float64 `json:"durationSeconds"`

@@ -43,8 +43,12 @@ func (m Matrix) WriteText(w io.Writer) {
 	fmt.Fprintln(w, "runs:")
 	var columns []Target
 	for _, t := range m.Targets {
+		pre := ""
+		if t.PreRelease {
+			pre = " (pre-release)"
+		}
 		if !t.HasResults() {
-			fmt.Fprintf(w, "  %s: %s, no results: %s\n", t.Name, t.State, t.Error)
+			fmt.Fprintf(w, "  %s%s: %s, no results: %s\n", t.Name, pre, t.State, t.Error)
 			continue
 		}
 		columns = append(columns, t)
@@ -52,8 +56,8 @@ func (m Matrix) WriteText(w io.Writer) {
 		if t.StartedAt != nil {
 			started = t.StartedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "  %s: %s, started %s, took %s, harness %s: %d passed, %d failed, %d skipped, %d not supported\n",
-			t.Name, orNone(t.Source), started, time.Duration(t.DurationSeconds*float64(time.Second)).Round(time.Second),
+		fmt.Fprintf(w, "  %s%s: %s, started %s, took %s, harness %s: %d passed, %d failed, %d skipped, %d not supported\n",
+			t.Name, pre, orNone(t.Source), started, time.Duration(t.DurationSeconds*float64(time.Second)).Round(time.Second),
 			orNone(t.HarnessVersion), s.Passed, s.Failed, s.Skipped, s.NotSupported)
 	}
 
