@@ -30,6 +30,10 @@ var _ = Register(
 		Promise: "Webhooks called one after another share the request's deadline: a later webhook is given, and told in ?timeout=, only what the earlier ones left when that is shorter than its timeoutSeconds; " +
 			"when the deadline passes during admission the request fails (504 Timeout) and nothing is stored, even if every webhook is failurePolicy Ignore; an answer within what is left is used.",
 		Specs: []string{"ChainTimeoutBudget"}},
+	Clause{ID: "failure.chain-deadline.validating", Area: FailurePolicy,
+		Source:  "k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/validating/dispatcher.go Dispatch (no call once the request's context is done); kubernetes issue 128162",
+		Promise: "A request whose deadline has passed when its validating phase starts fails with 504 Timeout and nothing is stored; the validating webhooks it matches are not called, and the passed deadline is no failed call of theirs under either failurePolicy (no call, rejection or fail-open counted for them).",
+		Specs:   []string{"ValidatingWebhooksAfterDeadline"}},
 	Clause{ID: "failure.service-reference", Area: FailurePolicy, Optional: "WebhookServiceReference",
 		Source: "admissionregistration.k8s.io/v1 WebhookClientConfig.service; k8s.io/apiserver v0.37.2 pkg/util/webhook (service resolution, TLS server name <service>.<namespace>.svc)",
 		Promise: "A webhook named by clientConfig.service is called at the Service's port (resolved to its endpoints), on service.path, with TLS verified against caBundle for <service>.<namespace>.svc; " +
