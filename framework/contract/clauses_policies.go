@@ -114,6 +114,9 @@ var _ = Register(
 	Clause{ID: "policy.message-expression.fallback", Area: CELPolicies, Source: vapRef + ".spec.validations[].messageExpression",
 		Promise: "When messageExpression errors, is blank or spans lines, message is used; without message, \"failed expression: <expression>\".",
 		Specs:   []string{"PolicyVariablesAndMessages"}},
+	Clause{ID: "policy.message-expression.limits", Area: CELPolicies, Source: vapRef + ".spec.validations[].messageExpression, .spec.failurePolicy; KEP-3488; k8s.io/apiserver v0.37.2 pkg/apis/cel/config.go MaxEvaluatedMessageExpressionSizeBytes, RuntimeCELCostBudget",
+		Promise: "A messageExpression value over 5 KiB is not used: message is (one of 5 KiB is used); a messageExpression that runs out of the cost budget the binding's validations left fails the binding's evaluation under failurePolicy: Fail denies (422) with \"failed messageExpression: <budget error>\" whatever the validations' results, Ignore admits.",
+		Specs:   []string{"PolicyMessageExpressionLimits"}},
 	Clause{ID: "policy.message.first-failure", Area: CELPolicies, Source: vapRef + ".spec.validations",
 		Promise: "When several validations fail, the denial carries the first failing validation's message.",
 		Specs:   []string{"PolicyVariablesAndMessages"}},
@@ -123,6 +126,9 @@ var _ = Register(
 	Clause{ID: "policy.audit-annotations.omitted", Area: CELPolicies, Source: vapRef + ".spec.auditAnnotations[].valueExpression", Optional: "AuditLog",
 		Promise: "An auditAnnotation whose valueExpression is null or blank is omitted.",
 		Specs:   []string{"PolicyAuditAnnotations"}},
+	Clause{ID: "policy.audit-annotations.values", Area: CELPolicies, Source: vapRef + ".spec.auditAnnotations[].valueExpression, .spec.failurePolicy", Optional: "AuditLog",
+		Promise: "An auditAnnotation evaluated by several bindings of its policy publishes each distinct value once, joined by \", \"; a value over 10 KiB is truncated to its first 10 KiB; a valueExpression that errors denies under failurePolicy Fail (422, \"ValidatingAdmissionPolicy '<p>' with binding '<b>' denied request: <error>\") and is left out under Ignore, the policy's other annotations published.",
+		Specs:   []string{"PolicyAuditAnnotationValues"}},
 
 	// matching
 	Clause{ID: "policy.match.conditions", Area: CELPolicies, Source: vapRef + ".spec.matchConditions",
