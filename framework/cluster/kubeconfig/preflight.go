@@ -113,9 +113,10 @@ func NeededAccess(relay bool) []Access {
 	// like real ones.
 	add("scheduling.k8s.io", "priorityclasses", false, "create")
 	// CustomResourceAdmission defines custom resources of its own group
-	// (labelled, swept with the run) and creates them.
+	// (labelled, swept with the run) and creates them;
+	// ConversionBetweenMutatingWebhooks updates one too.
 	add("apiextensions.k8s.io", "customresourcedefinitions", false, "create", "delete", "deletecollection", "list", "get")
-	add(runobjects.CustomResourceGroup, "*", true, "create", "get", "list", "delete")
+	add(runobjects.CustomResourceGroup, "*", true, "create", "update", "get", "list", "delete")
 	return out
 }
 
