@@ -1,18 +1,13 @@
 package incluster
 
 import (
+	"slices"
 	"sort"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 )
-
-// PodAccess is what the run's pod may do: exactly what the kubeconfig
-// provider's preflight checks (kubeconfig.NeededAccess, without the relay's
-// port-forward). Namespaced permissions are granted in every namespace, as
-// the spec namespaces get generated names.
-func PodAccess() []kubeconfig.Access { return kubeconfig.NeededAccess(false) }
 
 // ClientAccess is what the user who starts an in-cluster run needs besides
 // PodAccess (which they must hold to grant it): create and remove the run's
@@ -40,16 +35,26 @@ func ClientAccess() []kubeconfig.Access {
 
 // Rules turns permissions into RBAC rules: one rule per API group and
 // resource (with subresource), verbs sorted, rules sorted by group then
-// resource, so the same list always gives the same ClusterRole.
+// resource, so the same list always gives the same ClusterRole. Permissions
+// on named objects (impersonation) get rules of their own per verb, with
+// the names sorted in resourceNames: merged with an unnamed rule they
+// would cover everyone.
 func Rules(access []kubeconfig.Access) []rbacv1.PolicyRule {
-	type key struct{ group, resource string }
+	type key struct{ group, resource, namedVerb string }
 	verbs := map[key]map[string]bool{}
+	names := map[key][]string{}
 	for _, a := range access {
 		r := a.Resource
 		if a.Subresource != "" {
 			r += "/" + a.Subresource
 		}
-		k := key{a.Group, r}
+		k := key{a.Group, r, ""}
+		if a.Name != "" {
+			k.namedVerb = a.Verb
+			if !slices.Contains(names[k], a.Name) {
+				names[k] = append(names[k], a.Name)
+			}
+		}
 		if verbs[k] == nil {
 			verbs[k] = map[string]bool{}
 		}
@@ -63,7 +68,10 @@ func Rules(access []kubeconfig.Access) []rbacv1.PolicyRule {
 		if keys[i].group != keys[j].group {
 			return keys[i].group < keys[j].group
 		}
-		return keys[i].resource < keys[j].resource
+		if keys[i].resource != keys[j].resource {
+			return keys[i].resource < keys[j].resource
+		}
+		return keys[i].namedVerb < keys[j].namedVerb
 	})
 	rules := make([]rbacv1.PolicyRule, 0, len(keys))
 	for _, k := range keys {
@@ -72,7 +80,11 @@ func Rules(access []kubeconfig.Access) []rbacv1.PolicyRule {
 			vs = append(vs, v)
 		}
 		sort.Strings(vs)
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: []string{k.resource}, Verbs: vs})
+		rule := rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: []string{k.resource}, Verbs: vs}
+		if n := names[k]; len(n) > 0 {
+			rule.ResourceNames = slices.Sorted(slices.Values(n))
+		}
+		rules = append(rules, rule)
 	}
 	return rules
 }
