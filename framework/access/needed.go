@@ -36,9 +36,13 @@ func base(relay bool) []Access {
 	for _, r := range runobjects.AdmissionResources() {
 		add("admissionregistration.k8s.io", r, false, "create", "update", "patch", "delete", "deletecollection", "list", "get")
 	}
-	for _, r := range []string{"configmaps", "pods", "services", "serviceaccounts", "limitranges", "resourcequotas", "persistentvolumeclaims", "secrets"} {
+	for _, r := range []string{"configmaps", "pods", "services", "serviceaccounts", "limitranges", "resourcequotas", "persistentvolumeclaims"} {
 		add("", r, true, "create", "update", "patch", "delete", "get", "list")
 	}
+	// Secrets are only created (a webhook or policy must see one); granted
+	// cluster-wide like every namespaced right, so reading them is not.
+	add("", "secrets", true, "create")
+	attribute("a Secret create must reach webhooks and policies that match secrets", "WebhookConfigurationDefaults", "PolicyMatching")
 	add("", "configmaps", true, "deletecollection")
 	// Node admission and scheduling specs watch their pods' decisions and
 	// read the kubelet's events about them.

@@ -62,17 +62,17 @@ const CaseExtra = "admission-conformance.io/case"
 var registry = map[Name]Identity{
 	UserInfoUser: {User: "admission-conformance:userinfo", UID: "admission-conformance:userinfo-uid",
 		Group: []string{"admission-conformance:userinfo-group"}, Extra: map[string][]string{"scopes": {"read", "write"}},
-		Why: "ReviewRequestUserInfo: webhooks must see an impersonated user's username, uid, groups and extra, never the impersonator's"},
+		Why: "webhooks must see an impersonated user's username, uid, groups and extra, never the impersonator's"},
 	CELLimitedUser: {User: "admission-conformance:cel-limited",
-		Why: "PolicyCELVariables: the CEL authorizer checks for the requesting user, who holds only a Role in the case's namespace"},
+		Why: "the CEL authorizer checks for the requesting user, who holds only a Role in the case's namespace"},
 	ClusterAdmin: {User: "admission-conformance:cel-admin", Group: []string{"system:masters"}, Optional: true,
-		Why: "PolicyCELVariables: the CEL authorizer allows a cluster admin what the policy checks (/metrics, configmaps in kube-system); " +
+		Why: "the CEL authorizer allows a cluster admin what the policy checks (/metrics, configmaps in kube-system); " +
 			"only a member of system:masters is one, whoever runs the harness"},
 	Node: {User: "system:node:cel-node", Group: []string{"system:nodes"}, Optional: true,
-		Why: "PolicyCELVariables: the CEL authorizer passes field selectors to the Node authorizer, which judges node identities only; " +
+		Why: "the CEL authorizer passes field selectors to the Node authorizer, which judges node identities only; " +
 			"a node identity may register its Node and read what pods bound to it mount"},
 	Reviewer: {User: "admission-conformance:reviewer", Group: []string{"system:masters"}, Extra: map[string][]string{CaseExtra: nil}, Optional: true,
-		Why: "WebhooksSkipReviewResources: every review resource must be authorized for the reviewer (a request RBAC refuses never reaches admission), " +
+		Why: "every review resource must be authorized for the reviewer (a request RBAC refuses never reaches admission), " +
 			"token and subject access reviews included"},
 }
 
