@@ -51,7 +51,40 @@ type Kept struct {
 	// Candidates is how many sites the covered statements offered, by
 	// operator; the sample is drawn from them.
 	Candidates map[Operator]int `json:"candidates"`
-	Verdicts   []Verdict        `json:"verdicts"`
+	// OutOfScope is how many sites on covered statements were left out of
+	// the candidates, by compiled-in plugin the release table decides out
+	// of scope.
+	OutOfScope map[string]int `json:"outOfScope,omitempty"`
+	// Sample is the drawn mutants' keys (Site.Key) in their order: mutant n
+	// is Sample[n-1]. A later campaign of the same seed and modules runs
+	// these again instead of drawing anew, because a new coverage run can
+	// cover a few blocks more or less (a race that happened or not), and a
+	// new draw over another set of candidates is another sample.
+	Sample   []string  `json:"sample,omitempty"`
+	Verdicts []Verdict `json:"verdicts"`
+}
+
+// KeptSample returns the sites of a kept sample, looked up by key among
+// sites; every key must be found.
+func KeptSample(keys []string, sites []Site) ([]Site, error) {
+	byKey := make(map[string]Site, len(sites))
+	for _, s := range sites {
+		byKey[s.Key()] = s
+	}
+	out := make([]Site, 0, len(keys))
+	var missing []string
+	for _, k := range keys {
+		s, ok := byKey[k]
+		if !ok {
+			missing = append(missing, k)
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%d mutant(s) of the kept sample are no longer sites on covered statements (first: %s)", len(missing), missing[0])
+	}
+	return out, nil
 }
 
 // Score is the share of non-equivalent mutants killed.
