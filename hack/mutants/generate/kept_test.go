@@ -54,6 +54,20 @@ func TestKeptVerdictsAreConsistent(t *testing.T) {
 			t.Errorf("equivalent.yaml names %s, which is not in the sample", key)
 		}
 	}
+	harnessTests, err := ReadHarnessTests(dir + "/harness-tests.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range harnessTests {
+		if !inSample[key] {
+			t.Errorf("harness-tests.yaml names %s, which is not in the sample", key)
+		}
+	}
+	for _, v := range kept.Verdicts {
+		if _, listed := harnessTests[v.Key()]; v.Outcome == KilledByTest && !listed {
+			t.Errorf("mutant %d (%s) is judged killed by a harness test harness-tests.yaml does not name", v.ID, v.Key())
+		}
+	}
 	killed, total := kept.Score()
 	t.Logf("%d of %d sampled mutants judged, score %d/%d, %d survivors or without verdict still open", len(kept.Verdicts), len(kept.Sample), killed, total, open)
 }

@@ -226,6 +226,10 @@ func run(ctx context.Context, o options) (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	harnessTests, err := generate.ReadHarnessTests(filepath.Join(o.out, "harness-tests.yaml"))
+	if err != nil {
+		return 2, err
+	}
 	kept := generate.Kept{Modules: moduleVersions(o.repo), Seed: o.seed, Candidates: candidates, OutOfScope: left}
 	for _, s := range sampled {
 		kept.Sample = append(kept.Sample, s.Key())
@@ -251,6 +255,9 @@ func run(ctx context.Context, o options) (int, error) {
 		}
 		ran++
 		v := judge(ctx, w, m, flaky, o.timeout, o.lock)
+		if t, ok := harnessTests[m.Key()]; ok && v.Outcome == generate.Survived {
+			v = byHarnessTest(ctx, w, v, t, o.lock)
+		}
 		if v.Outcome == generate.Survived {
 			if _, ok := equivalent[m.Key()]; ok {
 				v.Outcome = generate.Equivalent
@@ -640,6 +647,21 @@ func judge(ctx context.Context, w *mutants.WorkDir, m generate.Mutant, flaky map
 		v.Outcome, v.Detail = generate.Survived, jv.Detail
 	default:
 		v.Outcome, v.Detail = generate.NoVerdict, jv.Detail
+	}
+	return v
+}
+
+// byHarnessTest runs the harness test harness-tests.yaml names for a
+// survivor on the mutant: a failing test kills it.
+func byHarnessTest(ctx context.Context, w *mutants.WorkDir, v generate.Verdict, t generate.HarnessTest, lock string) generate.Verdict {
+	failed, _, err := w.Test(ctx, t.Package, t.Test, []string{generate.MutantEnv + "=" + strconv.Itoa(v.ID)}, lock)
+	switch {
+	case err != nil:
+		v.Detail += "; " + err.Error()
+	case failed:
+		v.Outcome, v.Killers, v.Detail = generate.KilledByTest, []string{t.Test}, t.Why
+	default:
+		v.Detail += "; " + t.Test + " passed on it too"
 	}
 	return v
 }
