@@ -98,6 +98,9 @@ func (o *runOptions) load(fs *pflag.FlagSet) error {
 		fresh := pflag.NewFlagSet("reapply", pflag.ContinueOnError)
 		o.addFlags(fresh)
 		for _, t := range given {
+			if fresh.Lookup(t.name) == nil {
+				continue // a command's own flag (run --plan), not an option
+			}
 			var err error
 			if sv, ok := fresh.Lookup(t.name).Value.(pflag.SliceValue); ok {
 				err = sv.Replace(t.slice)

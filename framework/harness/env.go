@@ -93,6 +93,9 @@ type Env struct {
 	// attached: a worker's environment (Attach); the cluster and what is
 	// in it belong to another process.
 	attached bool
+	// impersonation holds, per identity.Name, the rights to impersonate it
+	// the run's user lacks ([]string), asked once per process.
+	impersonation sync.Map
 }
 
 // closer is something Close stops.

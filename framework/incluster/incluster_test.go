@@ -24,7 +24,9 @@ import (
 	psaapi "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 
+	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/runobjects"
 )
 
@@ -143,8 +145,11 @@ func TestClusterRoleIsExactlyThePreflightList(t *testing.T) {
 	role := newRun(t).ClusterRole()
 	granted := sets.New[string]()
 	for _, r := range role.Rules {
-		if len(r.NonResourceURLs) > 0 || len(r.ResourceNames) > 0 {
+		if len(r.NonResourceURLs) > 0 {
 			t.Errorf("rule %+v goes beyond the preflight", r)
+		}
+		if len(r.ResourceNames) > 0 && !slices.Equal(r.Verbs, []string{"impersonate"}) {
+			t.Errorf("rule %+v names objects: only impersonation does", r)
 		}
 		for _, g := range r.APIGroups {
 			for _, res := range r.Resources {
@@ -159,7 +164,9 @@ func TestClusterRoleIsExactlyThePreflightList(t *testing.T) {
 						t.Errorf("wildcard in %+v", r)
 					}
 					resource, sub, _ := strings.Cut(res, "/")
-					granted.Insert(kubeconfig.Access{Verb: v, Group: g, Resource: resource, Subresource: sub}.String())
+					for _, name := range append([]string{""}, r.ResourceNames...)[min(1, len(r.ResourceNames)):] {
+						granted.Insert(kubeconfig.Access{Verb: v, Group: g, Resource: resource, Subresource: sub, Name: name}.String())
+					}
 				}
 			}
 		}
@@ -183,6 +190,34 @@ func TestClusterRoleIsExactlyThePreflightList(t *testing.T) {
 		if strings.Join(role.Rules[i].Resources, ",") != strings.Join(again.Rules[i].Resources, ",") ||
 			strings.Join(role.Rules[i].Verbs, ",") != strings.Join(again.Rules[i].Verbs, ",") {
 			t.Fatalf("rule %d differs", i)
+		}
+	}
+}
+
+// TestRulesKeepImpersonationByName: impersonation rules name their users,
+// groups, uids and extra values, and are never merged into a rule that
+// names nobody (which would allow impersonating anyone).
+func TestRulesKeepImpersonationByName(t *testing.T) {
+	var list []kubeconfig.Access
+	for _, id := range identity.All() {
+		list = append(list, access.Impersonation(id)...)
+	}
+	list = append(list, kubeconfig.Access{Verb: "get", Resource: "users"})
+	var got []string
+	for _, r := range Rules(list) {
+		got = append(got, r.APIGroups[0]+"|"+r.Resources[0]+"|"+strings.Join(r.Verbs, ",")+"|"+strings.Join(r.ResourceNames, ","))
+		if slices.Contains(r.Verbs, "impersonate") && len(r.ResourceNames) == 0 && r.Resources[0] != "userextras/"+identity.CaseExtra {
+			t.Errorf("rule %+v impersonates anyone", r)
+		}
+	}
+	for _, want := range []string{
+		"|groups|impersonate|admission-conformance:userinfo-group,system:masters,system:nodes",
+		"|users|get|",
+		"authentication.k8s.io|userextras/" + identity.CaseExtra + "|impersonate|",
+		"authentication.k8s.io|userextras/scopes|impersonate|read,write",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("rules %v lack %s", got, want)
 		}
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
 // Names and labels of an in-cluster run's objects.
@@ -77,6 +80,22 @@ func WithOptions(options func(PodRole) ([]byte, error)) Option {
 	return optionFunc(func(r *Run) { r.options = options })
 }
 
+// WithSpecs names the specs the run may select: the service account gets
+// the rights they need (impersonation by name of their identities).
+func WithSpecs(specs []spec.Spec) Option { return optionFunc(func(r *Run) { r.specs = specs }) }
+
+// Grant adds optional rights (access.ForSpecs) to what the run's service
+// account gets; the client grants only those its user holds.
+func (r *Run) Grant(optional ...access.Access) { r.optional = append(r.optional, optional...) }
+
+// PodAccess is what the run's pod may do: exactly what the kubeconfig
+// provider's preflight checks for the specs it may select (without the
+// relay's port-forward; namespaced rights in every namespace, as the spec
+// namespaces get generated names), and the optional rights granted.
+func (r *Run) PodAccess() []access.Access {
+	return append(access.Needed(false, r.specs), r.optional...)
+}
+
 // WithDeadline replaces DefaultDeadline.
 func WithDeadline(d time.Duration) Option { return optionFunc(func(r *Run) { r.deadline = d }) }
 
@@ -102,6 +121,11 @@ type Run struct {
 	grace     time.Duration
 	pull      corev1.PullPolicy
 	env       []corev1.EnvVar
+	// specs are those the run may select (nil: every registered spec),
+	// optional the rights to impersonate identities outside the harness's
+	// own that the user holds and a selected spec wants.
+	specs    []spec.Spec
+	optional []access.Access
 }
 
 // New describes the run of ID from image. The ID is a label value that
@@ -170,7 +194,7 @@ func (r *Run) ServiceAccount() *corev1.ServiceAccount {
 
 // ClusterRole holds PodAccess.
 func (r *Run) ClusterRole() *rbacv1.ClusterRole {
-	return &rbacv1.ClusterRole{ObjectMeta: r.meta(r.NamespaceName(), false), Rules: Rules(PodAccess())}
+	return &rbacv1.ClusterRole{ObjectMeta: r.meta(r.NamespaceName(), false), Rules: Rules(r.PodAccess())}
 }
 
 // ClusterRoleBinding grants the ClusterRole to the ServiceAccount.

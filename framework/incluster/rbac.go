@@ -1,18 +1,11 @@
 package incluster
 
 import (
-	"sort"
-
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 )
-
-// PodAccess is what the run's pod may do: exactly what the kubeconfig
-// provider's preflight checks (kubeconfig.NeededAccess, without the relay's
-// port-forward). Namespaced permissions are granted in every namespace, as
-// the spec namespaces get generated names.
-func PodAccess() []kubeconfig.Access { return kubeconfig.NeededAccess(false) }
 
 // ClientAccess is what the user who starts an in-cluster run needs besides
 // PodAccess (which they must hold to grant it): create and remove the run's
@@ -38,41 +31,5 @@ func ClientAccess() []kubeconfig.Access {
 	return out
 }
 
-// Rules turns permissions into RBAC rules: one rule per API group and
-// resource (with subresource), verbs sorted, rules sorted by group then
-// resource, so the same list always gives the same ClusterRole.
-func Rules(access []kubeconfig.Access) []rbacv1.PolicyRule {
-	type key struct{ group, resource string }
-	verbs := map[key]map[string]bool{}
-	for _, a := range access {
-		r := a.Resource
-		if a.Subresource != "" {
-			r += "/" + a.Subresource
-		}
-		k := key{a.Group, r}
-		if verbs[k] == nil {
-			verbs[k] = map[string]bool{}
-		}
-		verbs[k][a.Verb] = true
-	}
-	keys := make([]key, 0, len(verbs))
-	for k := range verbs {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].group != keys[j].group {
-			return keys[i].group < keys[j].group
-		}
-		return keys[i].resource < keys[j].resource
-	})
-	rules := make([]rbacv1.PolicyRule, 0, len(keys))
-	for _, k := range keys {
-		var vs []string
-		for v := range verbs[k] {
-			vs = append(vs, v)
-		}
-		sort.Strings(vs)
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: []string{k.resource}, Verbs: vs})
-	}
-	return rules
-}
+// Rules turns permissions into RBAC rules (access.Rules).
+func Rules(list []kubeconfig.Access) []rbacv1.PolicyRule { return access.Rules(list) }

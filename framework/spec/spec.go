@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/identity"
 )
 
 // Profile groups specs by who must pass them.
@@ -75,6 +76,12 @@ type Spec struct {
 	// Isolation says what the spec may run beside in a parallel run
 	// (isolation.go); zero for most specs.
 	Isolation Isolation
+	// Impersonates are the identities (framework/identity) the spec's cases
+	// impersonate: the run asks for the right to impersonate them by name
+	// only when the spec is selected. A case impersonating one it does not
+	// declare fails; an optional identity whose right the run lacks makes
+	// the cases using it not supported.
+	Impersonates []identity.Name
 }
 
 var shortName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]+$`)
@@ -96,6 +103,11 @@ func (s Spec) Validate() error {
 	}
 	if err := s.Isolation.Validate(); err != nil {
 		return fmt.Errorf("spec %s: %w", s.ShortName, err)
+	}
+	for _, n := range s.Impersonates {
+		if _, err := identity.Lookup(n); err != nil {
+			return fmt.Errorf("spec %s: %w", s.ShortName, err)
+		}
 	}
 	for _, f := range s.Features {
 		feature, err := features.Lookup(string(f))

@@ -159,3 +159,36 @@ func failedSpec(line string) string {
 func Interrupted(message string) bool {
 	return strings.Contains(message, "Interrupted by User") || strings.Contains(message, "(exit: signal: interrupt)")
 }
+
+// Test runs go test -count=1 -run '^test$' pkg in the harness copy with
+// env added, holding lock if set; failed is whether a test failed (a build
+// failure is an error, not a failed test).
+func (w *WorkDir) Test(ctx context.Context, pkg, test string, env []string, lock string) (failed bool, output string, err error) {
+	if lock != "" {
+		unlock, err := lockFile(lock)
+		if err != nil {
+			return false, "", err
+		}
+		defer unlock()
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-run", "^"+test+"$", pkg)
+	cmd.Dir = w.Harness()
+	cmd.Env = append(os.Environ(), env...)
+	out, runErr := cmd.CombinedOutput()
+	switch {
+	case runErr == nil:
+		return false, string(out), nil
+	case strings.Contains(string(out), "--- FAIL: "+test):
+		return true, string(out), nil
+	default:
+		return false, string(out), fmt.Errorf("go test -run %s %s: %w: %s", test, pkg, runErr, lastLines(string(out), 5))
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "; ")
+}

@@ -314,7 +314,7 @@ func newProvider(o runconfig.Config, componentLog io.Writer, logger logr.Logger)
 	if o.Provider == kubeconfig.Name {
 		return kubeconfig.New(append([]kubeconfig.Option{kubeconfig.WithPath(o.Kubeconfig), kubeconfig.WithContext(o.Context),
 			kubeconfig.WithWebhookHost(o.WebhookHost), kubeconfig.WithPluginImage(o.PluginImage), kubeconfig.WithNodeAdmissionNodes(o.NodeAdmissionNodes...),
-			kubeconfig.WithLogger(logger)},
+			kubeconfig.WithLogger(logger), kubeconfig.WithSpecs(o.MaySelect())},
 			o.ServedWebhooks()...)...)
 	}
 	if o.Provider == kind.Name {

@@ -53,3 +53,19 @@ func (o *Config) SelectedSpecs() int {
 	}
 	return n
 }
+
+// MaySelect returns the specs the selection can include (focus and skip
+// may only narrow it): what the rights a run asks for are derived from.
+func (o *Config) MaySelect() []spec.Spec {
+	selects, ok := o.selects()
+	if !ok {
+		return spec.All()
+	}
+	var out []spec.Spec
+	for _, s := range spec.All() {
+		if selects(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

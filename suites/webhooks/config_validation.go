@@ -250,6 +250,26 @@ var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framewo
 		}
 	})
 
+	ginkgo.It("an update giving sideEffects Some or Unknown to a configuration whose webhooks have none: refused naming webhooks[0].sideEffects", func(ctx ginkgo.SpecContext) {
+		// The rule admissionregistration.k8s.io/v1 keeps on update: sideEffects
+		// Some and Unknown stay allowed only in configurations that already
+		// had them (stored through v1beta1); one whose webhooks all declare
+		// None may not gain them.
+		hook := valid()
+		hook.FailurePolicy = ptr.To(admissionregistrationv1.Ignore)
+		hook.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"admission-conformance.io/never-set": "true"}}
+		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-side-effects", hook)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration with sideEffects None", phase)
+			for _, class := range []admissionregistrationv1.SideEffectClass{admissionregistrationv1.SideEffectClassSome, admissionregistrationv1.SideEffectClassUnknown} {
+				expectRefusedNaming(update(ctx, class), fmt.Sprintf("an update of a %s configuration to sideEffects %s", phase, class),
+					"webhooks[0].sideEffects", "Unsupported value")
+			}
+			gomega.Expect(update(ctx, admissionregistrationv1.SideEffectClassNoneOnDryRun)).To(gomega.Succeed(),
+				"an update of a %s configuration to sideEffects NoneOnDryRun must be accepted", phase)
+		}
+	})
+
 	for _, tc := range webhookConfigCases {
 		verdict := "refused naming " + tc.field
 		if tc.field == "" {
@@ -271,6 +291,42 @@ var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framewo
 		})
 	}
 })
+
+// createForUpdate creates a configuration of phase holding hook, deleted
+// when the spec ends, and returns a dry-run update setting its webhook's
+// sideEffects.
+func createForUpdate(ctx context.Context, f *harness.Framework, phase fakewebhook.Phase, name string,
+	hook admissionregistrationv1.ValidatingWebhook) (func(context.Context, admissionregistrationv1.SideEffectClass) error, error) {
+	ar := f.Client.AdmissionregistrationV1()
+	meta := metav1.ObjectMeta{Name: name, Labels: f.Labels()}
+	dryRun := metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}}
+	if phase == fakewebhook.Mutating {
+		c, err := ar.MutatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: meta,
+			Webhooks: mutatingHooks([]admissionregistrationv1.ValidatingWebhook{hook})}, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		ginkgo.DeferCleanup(ar.MutatingWebhookConfigurations().Delete, name, metav1.DeleteOptions{})
+		return func(ctx context.Context, class admissionregistrationv1.SideEffectClass) error {
+			u := c.DeepCopy()
+			u.Webhooks[0].SideEffects = &class
+			_, err := ar.MutatingWebhookConfigurations().Update(ctx, u, dryRun)
+			return err
+		}, nil
+	}
+	c, err := ar.ValidatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: meta,
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{hook}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	ginkgo.DeferCleanup(ar.ValidatingWebhookConfigurations().Delete, name, metav1.DeleteOptions{})
+	return func(ctx context.Context, class admissionregistrationv1.SideEffectClass) error {
+		u := c.DeepCopy()
+		u.Webhooks[0].SideEffects = &class
+		_, err := ar.ValidatingWebhookConfigurations().Update(ctx, u, dryRun)
+		return err
+	}, nil
+}
 
 // dryRunConfig sends a dry-run create of a configuration of phase holding
 // hooks; mutating webhooks get reinvocationPolicy reinvocation.
@@ -655,7 +711,7 @@ var (
 // entry whose kind starts with kind (the policy and its binding).
 func describePolicyValidation(s spec.Spec, kind string) bool {
 	return harness.Describe(s, func(f *harness.Framework) {
-		for _, tc := range policyConfigCases {
+		for _, tc := range append(policyConfigCases[:len(policyConfigCases):len(policyConfigCases)], paramsReferenceCases...) {
 			if !strings.HasPrefix(tc.kind, kind) {
 				continue
 			}

@@ -11,12 +11,12 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -31,6 +31,7 @@ var reviewResourcesExcluded = spec.Spec{
 	Profile: spec.Extended,
 	Seed: "002 Goals: do not block the entire cluster (kube-apiserver 1.37 ExcludeAdmissionWebhookVirtualResources: " +
 		"admission must not wedge a cluster out of its own authentication and authorization)",
+	Impersonates: []identity.Name{identity.Reviewer},
 }
 
 // reviewResource is one of the resources webhooks are never called for, and
@@ -80,19 +81,26 @@ func getPods(namespace string) *authorizationv1.ResourceAttributes {
 	return &authorizationv1.ResourceAttributes{Namespace: namespace, Verb: "get", Resource: "pods"}
 }
 
-// reviewer is the user only this spec's requests are made as: the webhooks
-// match every resource, and their matchCondition on this user keeps every
-// other request of the cluster (parallel specs, controllers, kubelets) away
-// from them. The reviews themselves carry no labels and most are
-// cluster-scoped, so no selector could scope them.
-func reviewer(f *harness.Framework) string { return "admission-conformance:reviewer:" + f.Namespace }
+// reviewerOnly is true for the requests of the identity only this spec's requests are made as
+// (identity.Reviewer): the webhooks match every resource, and their
+// matchCondition on its user and on the case's value of its extra
+// identity.CaseExtra (the case's namespace) keeps every other request of
+// the cluster (parallel cases, controllers, kubelets) away from them. The
+// reviews themselves carry no labels and most are cluster-scoped, so no
+// selector could scope them. The value is per case, not the user name, so
+// the run may impersonate one user by name.
+func reviewerOnly(f *harness.Framework) string {
+	return fmt.Sprintf("request.userInfo.username == '%s' && '%s' in request.userInfo.extra && request.userInfo.extra['%s'] == ['%s']",
+		identityOf(identity.Reviewer).User, identity.CaseExtra, identity.CaseExtra, f.Namespace)
+}
 
 // asReviewer is a client impersonating the reviewer. system:masters makes
 // every review and the ConfigMap create authorized: a request refused by
 // authorization never reaches admission, and the spec would prove nothing.
-func asReviewer(f *harness.Framework) kubernetes.Interface {
-	rc := rest.CopyConfig(f.Config)
-	rc.Impersonate = rest.ImpersonationConfig{UserName: reviewer(f), Groups: []string{"system:masters"}}
+// A run that may not impersonate it reports the case not supported.
+func asReviewer(ctx context.Context, f *harness.Framework) kubernetes.Interface {
+	rc, err := f.Impersonate(ctx, identity.Reviewer, f.Namespace)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	client, err := kubernetes.NewForConfig(rc)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	return client
@@ -109,7 +117,7 @@ func everythingOfReviewer(f *harness.Framework, name string) harness.Hook {
 				Scope: ptr.To(admissionregistrationv1.AllScopes)},
 		}},
 		MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "reviewer-only",
-			Expression: fmt.Sprintf("request.userInfo.username == '%s'", reviewer(f))}},
+			Expression: reviewerOnly(f)}},
 		Behaviour: allow(),
 	}
 }
@@ -123,12 +131,13 @@ func sendReviews(ctx context.Context, f *harness.Framework, as kubernetes.Interf
 	}
 	// The requests were made as the reviewer, so the matchCondition did not
 	// keep them from the webhooks.
-	gomega.ExpectWithOffset(1, whoAmI(ctx, as).Username).To(gomega.Equal(reviewer(f)))
+	gomega.ExpectWithOffset(1, whoAmI(ctx, as).Username).To(gomega.Equal(identityOf(identity.Reviewer).User))
 }
 
 var _ = harness.Describe(reviewResourcesExcluded, func(f *harness.Framework) {
 	for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
 		ginkgo.It(fmt.Sprintf("a %s webhook on */* whose server is down blocks no review, and rejects a ConfigMap", phase), func(ctx ginkgo.SpecContext) {
+			as := asReviewer(ctx, f) // first: without the right, nothing is created
 			down, err := refusingAddress()
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			hook := everythingOfReviewer(f, "down")
@@ -136,16 +145,15 @@ var _ = harness.Describe(reviewResourcesExcluded, func(f *harness.Framework) {
 			hook.FailurePolicy = admissionregistrationv1.Fail
 			reg, err := register(ctx, f, phase, hook)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			as := asReviewer(f)
 			_, err = as.CoreV1().ConfigMaps(f.Namespace).Create(ctx, subject(f.Namespace), metav1.CreateOptions{})
 			expectCallFailure(err, reg.Hooks["down"].FullName)
 			sendReviews(ctx, f, as)
 		})
 
 		ginkgo.It(fmt.Sprintf("a live %s webhook on */* is called for a ConfigMap and for no review", phase), func(ctx ginkgo.SpecContext) {
+			as := asReviewer(ctx, f)
 			reg, err := register(ctx, f, phase, everythingOfReviewer(f, "live"))
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			as := asReviewer(f)
 			cm := subject(f.Namespace)
 			_, err = as.CoreV1().ConfigMaps(f.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -22,6 +23,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -38,27 +40,38 @@ var policyCELVariables = spec.Spec{
 	Profile:  spec.Core,
 	Seed: "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy.spec.validations[].expression (variables); " +
 		"ValidatingWebhook.matchConditions[].expression",
+	Impersonates: []identity.Name{identity.CELLimitedUser, identity.ClusterAdmin, identity.Node},
 }
 
 // celLimitedUser is the user a case impersonates to show the authorizer
 // acts for the requesting user: its Role (celAuthzRole) lets it create
 // configmaps in the case's namespace and get configmap "named" there,
-// nothing else.
+// nothing else. The identities are framework/identity's, whose rights the
+// run asks for by name.
+var celLimitedUser = identityOf(identity.CELLimitedUser).User
+
+// celNode is the node a case impersonates (identity.Node: system:node:<celNode>
+// in group system:nodes): the Node authorizer lets it list pods only with
+// the field selector spec.nodeName=<celNode>.
+var celNode = strings.TrimPrefix(identityOf(identity.Node).User, "system:node:")
+
 const (
-	celLimitedUser = "admission-conformance:cel-limited"
-	// celAdminUser is the cluster admin a case impersonates (in group
-	// system:masters), whatever identity runs the harness.
-	celAdminUser = "admission-conformance:cel-admin"
 	celAuthzRole = "cel-authz"
 	// celGrantedSA is a service account name the same binding grants, so
 	// authorizer.serviceAccount(namespace, celGrantedSA) is allowed what
 	// the Role allows.
 	celGrantedSA = "granted"
-	// celNode is the node a case impersonates (system:node:<celNode> in
-	// group system:nodes): the Node authorizer lets it list pods only with
-	// the field selector spec.nodeName=<celNode>.
-	celNode = "cel-node"
 )
+
+// identityOf is a registered identity; the names are constants of
+// framework/identity, so a miss is a bug found when the binary starts.
+func identityOf(name identity.Name) identity.Identity {
+	id, err := identity.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
 
 // limitedClient binds celLimitedUser and service account celGrantedSA to
 // celAuthzRole, waits until every apiserver authorizes both, and returns a
@@ -96,12 +109,14 @@ func limitedClient(ctx context.Context, f *harness.Framework) kubernetes.Interfa
 			return review.Status.Allowed, nil
 		})
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "every apiserver must authorize %s through RoleBinding %s", celLimitedUser, celAuthzRole)
-	return impersonating(f, rest.ImpersonationConfig{UserName: celLimitedUser})
+	return impersonating(ctx, f, identity.CELLimitedUser)
 }
 
-func impersonating(f *harness.Framework, as rest.ImpersonationConfig) kubernetes.Interface {
-	rc := rest.CopyConfig(f.Config)
-	rc.Impersonate = as
+// impersonating is a client acting as a registered identity; a case whose
+// run may not impersonate it is reported not supported (Impersonate).
+func impersonating(ctx context.Context, f *harness.Framework, name identity.Name) kubernetes.Interface {
+	rc, err := f.Impersonate(ctx, name, "")
+	gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred())
 	client, err := kubernetes.NewForConfig(rc)
 	gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred())
 	return client
@@ -245,6 +260,12 @@ var _ = harness.Describe(policyCELVariables, func(f *harness.Framework) {
 	})
 
 	ginkgo.It("authorizer checks what the requesting user may do; authorizer.requestResource is the request's own resource", func(ctx ginkgo.SpecContext) {
+		// The admin is a member of system:masters by impersonation, not the
+		// harness's own identity: an in-cluster run's service account may
+		// not get /metrics, and the checks are about what the requester may
+		// do, whoever runs the harness. First, so a run without that right
+		// reports the case not supported before it creates anything.
+		admin := impersonating(ctx, f, identity.ClusterAdmin)
 		limited := limitedClient(ctx, f)
 		// Each validation is true for what the requester may do; they are
 		// ordered so each request below fails exactly one.
@@ -279,11 +300,6 @@ var _ = harness.Describe(policyCELVariables, func(f *harness.Framework) {
 			_, err := client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, configMap(f, name, map[string]string{"sa": sa}), metav1.CreateOptions{})
 			return err
 		}
-		// The admin is a member of system:masters by impersonation, not the
-		// harness's own identity: an in-cluster run's service account may
-		// not get /metrics, and the checks are about what the requester may
-		// do, whoever runs the harness.
-		admin := impersonating(f, rest.ImpersonationConfig{UserName: celAdminUser, Groups: []string{"system:masters"}})
 		gomega.Expect(create(admin, "admin-nobody", "nobody")).To(gomega.Succeed(),
 			"the cluster admin may do everything checked, and service account nobody may not create configmaps: admitted")
 		expectPolicyDenial(create(admin, "admin-granted", celGrantedSA), http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
@@ -295,6 +311,7 @@ var _ = harness.Describe(policyCELVariables, func(f *harness.Framework) {
 	})
 
 	ginkgo.It("authorizer fieldSelector and labelSelector reach the authorizer: a node lists its own pods only with its spec.nodeName field selector", func(ctx ginkgo.SpecContext) {
+		node := impersonating(ctx, f, identity.Node) // first: without the right, nothing is created
 		pods := "authorizer.group('').resource('pods')"
 		// The Node authorizer's reason, as the apiserver's union of
 		// authorizers passes it on: from 1.37 prefixed with the authorizer's
@@ -324,7 +341,6 @@ var _ = harness.Describe(policyCELVariables, func(f *harness.Framework) {
 			},
 		}
 		gomega.Expect(vapWith(ctx, f, "selectors", s, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: denyAction()})).To(gomega.Succeed())
-		node := impersonating(f, rest.ImpersonationConfig{UserName: "system:node:" + celNode, Groups: []string{"system:nodes"}})
 		event := func(client kubernetes.Interface, name, nodeName string) error {
 			_, err := client.CoreV1().Events(f.Namespace).Create(ctx, &corev1.Event{
 				ObjectMeta:     metav1.ObjectMeta{Name: name},

@@ -1,16 +1,18 @@
 package webhooks
 
 import (
+	"slices"
+
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -23,15 +25,21 @@ var reviewRequestUserInfo = spec.Spec{
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
 	Profile:  spec.Core,
 	Seed:     "001 Attributes.GetUserInfo: information about the requesting user",
+	// The user, uid, group and extra are framework/identity's: the run may
+	// impersonate them by name and no one else.
+	Impersonates: []identity.Name{identity.UserInfoUser},
 }
 
 var _ = harness.Describe(reviewRequestUserInfo, func(f *harness.Framework) {
 	ginkgo.It("an impersonated user's username, uid, groups and extra reach mutating and validating webhooks", func(ctx ginkgo.SpecContext) {
+		rc, err := f.Impersonate(ctx, identity.UserInfoUser, "")
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		id := rc.Impersonate
+		user := id.UserName
 		hooks := observers(ctx, f, allOperations("", "v1", "configmaps"))
-		user := "ac-impersonated-" + f.Namespace
 		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: f.Namespace, Labels: f.Labels()},
 			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}}}}
-		_, err := f.Client.RbacV1().Roles(f.Namespace).Create(ctx, role, metav1.CreateOptions{})
+		_, err = f.Client.RbacV1().Roles(f.Namespace).Create(ctx, role, metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		ginkgo.DeferCleanup(f.Client.RbacV1().Roles(f.Namespace).Delete, role.Name, metav1.DeleteOptions{})
 		binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: f.Namespace, Labels: f.Labels()},
@@ -41,9 +49,6 @@ var _ = harness.Describe(reviewRequestUserInfo, func(f *harness.Framework) {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		ginkgo.DeferCleanup(f.Client.RbacV1().RoleBindings(f.Namespace).Delete, binding.Name, metav1.DeleteOptions{})
 
-		rc := rest.CopyConfig(f.Config)
-		rc.Impersonate = rest.ImpersonationConfig{UserName: user, UID: "ac-uid-1", Groups: []string{"ac-group"},
-			Extra: map[string][]string{"scopes": {"read", "write"}}}
 		as, err := kubernetes.NewForConfig(rc)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		authenticated := whoAmI(ctx, as)
@@ -56,8 +61,11 @@ var _ = harness.Describe(reviewRequestUserInfo, func(f *harness.Framework) {
 			_, err := as.CoreV1().ConfigMaps(f.Namespace).Create(ctx, cm, metav1.CreateOptions{FieldManager: "ac-impersonated"})
 			return err
 		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
-		want := authenticationv1.UserInfo{Username: user, UID: "ac-uid-1", Groups: []string{"ac-group", "system:authenticated"},
-			Extra: map[string]authenticationv1.ExtraValue{"scopes": {"read", "write"}}}
+		want := authenticationv1.UserInfo{Username: user, UID: id.UID, Groups: append(slices.Clone(id.Groups), "system:authenticated"),
+			Extra: map[string]authenticationv1.ExtraValue{}}
+		for k, v := range id.Extra {
+			want.Extra[k] = v
+		}
 		for _, c := range onePerPhase(f, hooks, "the impersonated create", withOptions("ac-impersonated")) {
 			expectUser(c, want)
 			expectUser(c, authenticated)

@@ -70,6 +70,50 @@ webhooks:
 	if err := os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	refusesStart(t, webhookConfig(t, base, dir), dir)
+}
+
+// TestStaticManifestsDirMustBeAnAbsoluteDirectory: staticManifestsDir must
+// be an absolute path of an existing directory (KEP-5793); an apiserver
+// given anything else does not start, and says what is wrong with which
+// path. The relative path names a directory that exists relative to the
+// apiserver's working directory, so only the rule itself refuses it.
+func TestStaticManifestsDirMustBeAnAbsoluteDirectory(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	existing := filepath.Join(base, "webhooks")
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	relative, err := filepath.Rel(cwd, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(base, "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dir, want string }{
+		{relative, "must be an absolute file path"},
+		{filepath.Join(base, "missing"), "unable to read"},
+		{file, "must be a directory"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			err := refusesStart(t, webhookConfig(t, t.TempDir(), tc.dir), tc.dir)
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("the error must say %q: %v", tc.want, err)
+			}
+		})
+	}
+}
+
+// webhookConfig writes an AdmissionConfiguration giving the validating
+// webhook plugin staticManifestsDir dir, and returns its path.
+func webhookConfig(t *testing.T, base, dir string) string {
+	t.Helper()
 	config := filepath.Join(base, "admission.yaml")
 	if err := os.WriteFile(config, []byte(`apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
@@ -81,15 +125,24 @@ plugins:
     staticManifestsDir: `+dir+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return config
+}
+
+// refusesStart starts an apiserver with config as its admission
+// configuration, requires that it does not start, that the error names dir
+// and that nothing is left behind, and returns the error.
+func refusesStart(t *testing.T, config, dir string) error {
+	t.Helper()
 	runs := t.TempDir()
 	c, err := New(WithBaseDir(runs), WithoutScheduler(), WithoutControllerManager(),
 		WithAPIServerArgs("--admission-control-config-file="+config)).Start(context.Background())
 	if err == nil {
 		_ = c.Stop(context.Background())
-		t.Fatal("an apiserver whose static webhook directory is invalid must not start")
+		t.Fatalf("an apiserver whose static webhook directory %s is invalid must not start", dir)
 	}
 	if !strings.Contains(err.Error(), dir) {
 		t.Fatalf("the error must name the directory %s: %v", dir, err)
 	}
 	assertEmpty(t, runs)
+	return err
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
 // Name is the provider's name on the command line.
@@ -47,6 +48,12 @@ func WithNodeAdmissionNodes(names ...string) Option {
 	return optionFunc(func(p *Provider) { p.nodes = append([]string(nil), names...) })
 }
 
+// WithSpecs names the specs the run may select (nil: every registered
+// spec): the preflight asks only for the rights they need.
+func WithSpecs(specs []spec.Spec) Option {
+	return optionFunc(func(p *Provider) { p.specs = specs })
+}
+
 // Provider reaches an existing cluster.
 type Provider struct {
 	path, context string
@@ -57,6 +64,7 @@ type Provider struct {
 	nodes         []string
 	logger        logr.Logger
 	noPreflight   bool
+	specs         []spec.Spec
 }
 
 // New returns a kubeconfig provider.

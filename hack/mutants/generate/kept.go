@@ -27,6 +27,12 @@ const (
 	// Equivalent: survived, and equivalent.yaml says why no API request can
 	// tell it from the pinned source.
 	Equivalent Outcome = "equivalent"
+	// KilledByTest: every selected case passed, but a test of the harness
+	// named in harness-tests.yaml fails on the mutant: a behaviour no spec
+	// of a run can observe (an apiserver that must refuse to start; a spec
+	// cannot restart the run's apiservers), checked by a test that starts
+	// its own.
+	KilledByTest Outcome = "killed by a harness test"
 	// NoVerdict: nothing ran, or the run timed out or broke.
 	NoVerdict Outcome = "no verdict"
 )
@@ -51,14 +57,47 @@ type Kept struct {
 	// Candidates is how many sites the covered statements offered, by
 	// operator; the sample is drawn from them.
 	Candidates map[Operator]int `json:"candidates"`
-	Verdicts   []Verdict        `json:"verdicts"`
+	// OutOfScope is how many sites on covered statements were left out of
+	// the candidates, by compiled-in plugin the release table decides out
+	// of scope.
+	OutOfScope map[string]int `json:"outOfScope,omitempty"`
+	// Sample is the drawn mutants' keys (Site.Key) in their order: mutant n
+	// is Sample[n-1]. A later campaign of the same seed and modules runs
+	// these again instead of drawing anew, because a new coverage run can
+	// cover a few blocks more or less (a race that happened or not), and a
+	// new draw over another set of candidates is another sample.
+	Sample   []string  `json:"sample,omitempty"`
+	Verdicts []Verdict `json:"verdicts"`
+}
+
+// KeptSample returns the sites of a kept sample, looked up by key among
+// sites; every key must be found.
+func KeptSample(keys []string, sites []Site) ([]Site, error) {
+	byKey := make(map[string]Site, len(sites))
+	for _, s := range sites {
+		byKey[s.Key()] = s
+	}
+	out := make([]Site, 0, len(keys))
+	var missing []string
+	for _, k := range keys {
+		s, ok := byKey[k]
+		if !ok {
+			missing = append(missing, k)
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%d mutant(s) of the kept sample are no longer sites on covered statements (first: %s)", len(missing), missing[0])
+	}
+	return out, nil
 }
 
 // Score is the share of non-equivalent mutants killed.
 func (k Kept) Score() (killed, total int) {
 	for _, v := range k.Verdicts {
 		switch v.Outcome {
-		case Killed, KilledAtStart:
+		case Killed, KilledAtStart, KilledByTest:
 			killed++
 			total++
 		case Survived, NoVerdict:
@@ -131,7 +170,7 @@ func WriteTable(w io.Writer, k Kept, equivalent map[string]string) error {
 	killed, total := k.Score()
 	fmt.Fprintf(&b, "%d generated mutants (seed %d, %s): **%d killed of %d non-equivalent (score %.1f %%)**, %d equivalent.\n\n",
 		len(k.Verdicts), k.Seed, versions(k.Modules), killed, total, 100*float64(killed)/float64(max(total, 1)), count(k, Equivalent))
-	b.WriteString("| operator | candidates | sampled | killed | killed at start-up | survived | equivalent | no verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| operator | candidates | sampled | killed | killed at start-up | killed by a harness test | survived | equivalent | no verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, op := range Operators {
 		row := map[Outcome]int{}
 		n := 0
@@ -141,7 +180,7 @@ func WriteTable(w io.Writer, k Kept, equivalent map[string]string) error {
 				n++
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d |\n", op, k.Candidates[op], n, row[Killed], row[KilledAtStart], row[Survived], row[Equivalent], row[NoVerdict])
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", op, k.Candidates[op], n, row[Killed], row[KilledAtStart], row[KilledByTest], row[Survived], row[Equivalent], row[NoVerdict])
 	}
 	b.WriteString("\n| # | site | function | mutation | outcome | why |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, v := range k.Verdicts {
@@ -189,4 +228,43 @@ func trimModule(file string) string {
 
 func esc(s string) string {
 	return strings.NewReplacer("|", `\|`, "`", "'").Replace(s)
+}
+
+// HarnessTest is a test of the harness that kills a mutant no spec can
+// (harness-tests.yaml): go test -run '^Test$' ./Package in the kit's
+// harness copy, with the mutant switched on.
+type HarnessTest struct {
+	// Key is the mutant's Site.Key.
+	Key     string `json:"key"`
+	Package string `json:"package"`
+	Test    string `json:"test"`
+	// Why no spec of a run can observe it.
+	Why string `json:"why"`
+}
+
+// ReadHarnessTests reads harness-tests.yaml: a missing file is an empty
+// list.
+func ReadHarnessTests(file string) (map[string]HarnessTest, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]HarnessTest{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var list []HarnessTest
+	if err := yaml.UnmarshalStrict(data, &list); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	out := map[string]HarnessTest{}
+	for _, t := range list {
+		if t.Key == "" || t.Package == "" || t.Test == "" || strings.TrimSpace(t.Why) == "" {
+			return nil, fmt.Errorf("%s: every entry needs key, package, test and why (%+v)", file, t)
+		}
+		if _, dup := out[t.Key]; dup {
+			return nil, fmt.Errorf("%s: %s is listed twice", file, t.Key)
+		}
+		out[t.Key] = t
+	}
+	return out, nil
 }

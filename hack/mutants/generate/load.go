@@ -2,6 +2,8 @@ package generate
 
 import (
 	"fmt"
+	"go/constant"
+	"go/types"
 	"os"
 	"path"
 	"path/filepath"
@@ -37,6 +39,10 @@ type Source struct {
 	Path    string // on disk
 	Package string // import path
 	Name    string // package name
+	// Plugin is the admission plugin the package registers, from its
+	// package-level constant PluginName (every compiled-in plugin of
+	// k8s.io/kubernetes/plugin/pkg/admission declares one), if any.
+	Plugin string
 }
 
 // Sites type-checks the packages matching patterns in the module at dir
@@ -69,7 +75,7 @@ func Sites(dir string, patterns []string, covered Covered) ([]Site, map[string]S
 			if err != nil {
 				return nil, nil, err
 			}
-			files[name] = Source{Path: onDisk, Package: p.PkgPath, Name: p.Name}
+			files[name] = Source{Path: onDisk, Package: p.PkgPath, Name: p.Name, Plugin: pluginName(p.Types)}
 			sites = append(sites, FileSites(name, p.Fset, f, src, p.Types, p.TypesInfo, covered.At(name))...)
 		}
 	}
@@ -83,4 +89,17 @@ func Sites(dir string, patterns []string, covered Covered) ([]Site, map[string]S
 		return sites[i].start < sites[j].start
 	})
 	return sites, files, nil
+}
+
+// pluginName is the value of the package's constant PluginName, empty if
+// it has none.
+func pluginName(pkg *types.Package) string {
+	if pkg == nil {
+		return ""
+	}
+	c, ok := pkg.Scope().Lookup("PluginName").(*types.Const)
+	if !ok || c.Val().Kind() != constant.String {
+		return ""
+	}
+	return constant.StringVal(c.Val())
 }

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
@@ -110,7 +111,7 @@ func Run(out io.Writer, o runconfig.Config, logger logr.Logger) error {
 	if c.client, err = kubernetes.NewForConfig(fast); err != nil {
 		return exitcode.Usagef("%v", err)
 	}
-	r, err := clusterrun.New(runID, image, clusterrun.WithOptions(PodOptions(o, claims)), clusterrun.WithImagePullPolicy(pull),
+	r, err := clusterrun.New(runID, image, clusterrun.WithOptions(PodOptions(o, claims)), clusterrun.WithImagePullPolicy(pull), clusterrun.WithSpecs(o.MaySelect()),
 		clusterrun.WithGracePeriod(o.Bounds.Cleanup.Duration+clusterrun.DefaultGracePeriod))
 	if err != nil {
 		return exitcode.Usagef("%v", err)
@@ -209,6 +210,9 @@ func (c *runClient) startKind(sig *interrupt.Watcher, image *string) (cluster.Cl
 // are checked in every namespace).
 func (c *runClient) preflight(ctx context.Context, r *clusterrun.Run) error {
 	ns := r.NamespaceName()
+	if err := c.grantOptional(ctx, r); err != nil {
+		return err
+	}
 	c.logger.Info(fmt.Sprintf("preflight: will create namespace %s (Pod Security: restricted) holding service account %s, service %s "+
 		"(the apiservers call the fake webhooks there) and job %s (image %s); cluster role and binding %s granting the service account the "+
 		"permissions below; all labelled %s, deleted at the end", ns, clusterrun.ServiceAccountName, clusterrun.ServiceName, clusterrun.JobName,
@@ -223,7 +227,7 @@ func (c *runClient) preflight(ctx context.Context, r *clusterrun.Run) error {
 	for _, line := range kubeconfig.Plan {
 		c.logger.Info("preflight: the run's pod will create " + line)
 	}
-	pod := clusterrun.PodAccess()
+	pod := r.PodAccess()
 	denied, err := kubeconfig.CheckAccess(ctx, c.client, pod, "")
 	if err != nil {
 		return fmt.Errorf("preflight RBAC check: %w", err)
@@ -237,5 +241,28 @@ func (c *runClient) preflight(ctx context.Context, r *clusterrun.Run) error {
 		return fmt.Errorf("preflight: the kubeconfig's user may not %s: grant these (or use an admin kubeconfig)", strings.Join(denied, ", "))
 	}
 	c.logger.Info(fmt.Sprintf("preflight: RBAC allows all %d operations the run uses", len(pod)+len(client)))
+	return nil
+}
+
+// grantOptional adds to the run's ClusterRole the rights to impersonate
+// identities outside the harness's own that selected specs want, where the
+// user holds them (a ClusterRole grants only what its creator holds); the
+// others are named, and the cases that need them will be not supported.
+func (c *runClient) grantOptional(ctx context.Context, r *clusterrun.Run) error {
+	_, optional := access.ForSpecs(c.o.MaySelect())
+	for _, o := range optional {
+		denied, err := access.Check(ctx, c.client, o.Access, "")
+		if err != nil {
+			return fmt.Errorf("preflight RBAC check: %w", err)
+		}
+		what := "optional: " + strings.Join(o.Specs, ", ") + " impersonate " + o.Identity.String() + " (" + o.Identity.Why + "): "
+		if len(denied) > 0 {
+			c.logger.Info("preflight: " + what + "the user may not " + strings.Join(denied, ", ") +
+				": not granted to the run; the cases that impersonate it will be reported not supported")
+			continue
+		}
+		r.Grant(o.Access...)
+		c.logger.Info("preflight: " + what + "granted to the run's service account")
+	}
 	return nil
 }

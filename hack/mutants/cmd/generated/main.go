@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/hack/coverage"
 	"github.com/admission-conformance/admission-conformance/hack/mutants"
@@ -41,7 +42,7 @@ type options struct {
 	seed                                  int64
 	only                                  map[int]bool
 	timeout                               time.Duration
-	list, baseline                        bool
+	list, baseline, resume, redraw        bool
 	skipSpecs                             map[string]bool
 	tableOnly                             bool
 }
@@ -79,6 +80,8 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.lock, "lock", "", "a file to hold with flock during each run, so other timing-sensitive runs that take it never overlap")
 	var skip string
 	fs.StringVar(&skip, "skip-specs", "", "comma-separated specs left out of every selection, as if the suite had not them (the score before they were written)")
+	fs.BoolVar(&o.resume, "resume", false, "run only the mutants of the kept sample without a verdict yet")
+	fs.BoolVar(&o.redraw, "redraw", false, "draw a new sample even if a kept one exists for this seed and these modules (its verdicts are dropped)")
 	fs.BoolVar(&o.baseline, "baseline", true, "first run every selected spec without a mutant; specs failing there count for no mutant")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -150,12 +153,29 @@ func run(ctx context.Context, o options) (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	sites, left := inScope(sites, files)
+	for plugin, n := range left {
+		logf("left out %d site(s) of plugin %s: the release table decides it out of scope", n, plugin)
+	}
 	candidates := map[generate.Operator]int{}
 	for _, s := range sites {
 		candidates[s.Operator]++
 	}
-	logf("%d candidate sites %v; drawing %d (seed %d)", len(sites), candidates, o.sample, o.seed)
-	sampled := generate.Sample(sites, o.sample, o.seed)
+	prior, err := keptSample(o)
+	if err != nil {
+		return 2, err
+	}
+	var sampled []generate.Site
+	if prior != nil {
+		if sampled, err = generate.KeptSample(prior.Sample, sites); err != nil {
+			return 2, fmt.Errorf("%w: the coverage run differs from the one the sample was drawn on; run make coverage again, or draw anew with --redraw", err)
+		}
+		logf("%d candidate sites %v; running the kept sample of %d (seed %d, drawn from %v)", len(sites), candidates, len(sampled), o.seed, prior.Candidates)
+		candidates = prior.Candidates
+	} else {
+		logf("%d candidate sites %v; drawing %d (seed %d)", len(sites), candidates, o.sample, o.seed)
+		sampled = generate.Sample(sites, o.sample, o.seed)
+	}
 	ms := make([]generate.Mutant, len(sampled))
 	for i, s := range sampled {
 		ms[i] = generate.Mutant{ID: i + 1, Site: s, Package: files[s.File].Package}
@@ -206,11 +226,22 @@ func run(ctx context.Context, o options) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	kept := generate.Kept{Modules: moduleVersions(o.repo), Seed: o.seed, Candidates: candidates}
-	if o.only != nil {
+	harnessTests, err := generate.ReadHarnessTests(filepath.Join(o.out, "harness-tests.yaml"))
+	if err != nil {
+		return 2, err
+	}
+	kept := generate.Kept{Modules: moduleVersions(o.repo), Seed: o.seed, Candidates: candidates, OutOfScope: left}
+	for _, s := range sampled {
+		kept.Sample = append(kept.Sample, s.Key())
+	}
+	if prior != nil && (o.only != nil || o.resume) {
 		// A partial run updates the kept verdicts of the mutants it ran.
-		if k, err := generate.ReadKept(filepath.Join(o.out, "verdicts.json")); err == nil && k.Seed == o.seed {
-			kept.Verdicts = k.Verdicts
+		kept.Verdicts = prior.Verdicts
+	}
+	judged := map[int]bool{}
+	if o.resume {
+		for _, v := range kept.Verdicts {
+			judged[v.ID] = true
 		}
 	}
 	started := time.Now()
@@ -219,18 +250,21 @@ func run(ctx context.Context, o options) (int, error) {
 		if ctx.Err() != nil {
 			break
 		}
-		if o.only != nil && !o.only[m.ID] {
+		if (o.only != nil && !o.only[m.ID]) || judged[m.ID] {
 			continue
 		}
 		ran++
 		v := judge(ctx, w, m, flaky, o.timeout, o.lock)
+		if t, ok := harnessTests[m.Key()]; ok && v.Outcome == generate.Survived {
+			v = byHarnessTest(ctx, w, v, t, o.lock)
+		}
 		if v.Outcome == generate.Survived {
 			if _, ok := equivalent[m.Key()]; ok {
 				v.Outcome = generate.Equivalent
 			}
 		}
 		kept.Verdicts = upsert(kept.Verdicts, v)
-		logf("[%d/%d] #%d %s %s: %s %s (%.0fs)", ran, selectedCount(ms, o.only), m.ID, m.Operator, m.Key(), v.Outcome, strings.Join(v.Killers, ","), v.RunSeconds)
+		logf("[%d/%d] #%d %s %s: %s %s (%.0fs)", ran, selectedCount(ms, o.only)-len(judged), m.ID, m.Operator, m.Key(), v.Outcome, strings.Join(v.Killers, ","), v.RunSeconds)
 		if err := writeOut(o.out, kept, equivalent); err != nil {
 			return 2, err
 		}
@@ -240,12 +274,65 @@ func run(ctx context.Context, o options) (int, error) {
 	if ctx.Err() != nil {
 		return 2, errors.New("interrupted")
 	}
+	open := 0
 	for _, v := range kept.Verdicts {
 		if v.Outcome == generate.Survived || v.Outcome == generate.NoVerdict {
-			return 1, nil
+			open++
 		}
 	}
+	if unjudged := len(ms) - len(kept.Verdicts); unjudged > 0 || open > 0 {
+		logf("%d survivor(s) or mutant(s) without a verdict open, %d of the sample not run yet (MUTATION_ARGS=--resume)", open, unjudged)
+		return 1, nil
+	}
 	return 0, nil
+}
+
+// inScope leaves out the sites in compiled-in admission plugins the
+// release table decides out of scope (RuntimeClass, Priority, ...): the
+// suites certify nothing they do, so a mutant there survives whatever the
+// suites assert and says nothing of them. It returns how many sites each
+// plugin had.
+func inScope(sites []generate.Site, files map[string]generate.Source) ([]generate.Site, map[string]int) {
+	out := map[string]bool{}
+	for _, e := range release.At(release.Table, release.PinnedVersion()) {
+		if e.Kind == release.APIServerPlugin && e.OutOfScope != "" {
+			out[e.Name] = true
+		}
+	}
+	var kept []generate.Site
+	left := map[string]int{}
+	for _, s := range sites {
+		if p := files[s.File].Plugin; out[p] {
+			left[p]++
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept, left
+}
+
+// keptSample returns the kept campaign when its sample can be run again:
+// same seed, size and modules, and no --redraw; nil when a sample is to be
+// drawn.
+func keptSample(o options) (*generate.Kept, error) {
+	k, err := generate.ReadKept(filepath.Join(o.out, "verdicts.json"))
+	if errors.Is(err, os.ErrNotExist) || o.redraw {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	same := k.Seed == o.seed && len(k.Sample) == o.sample
+	for m, v := range moduleVersions(o.repo) {
+		same = same && k.Modules[m] == v
+	}
+	if !same {
+		if o.resume || o.only != nil {
+			return nil, fmt.Errorf("the kept campaign (seed %d, %d mutants, %v) is not this one (seed %d, %d mutants, %v): --only and --resume continue a kept campaign; run without them to draw anew", k.Seed, len(k.Sample), k.Modules, o.seed, o.sample, moduleVersions(o.repo))
+		}
+		return nil, nil
+	}
+	return &k, nil
 }
 
 func selectedCount(ms []generate.Mutant, only map[int]bool) int {
@@ -560,6 +647,21 @@ func judge(ctx context.Context, w *mutants.WorkDir, m generate.Mutant, flaky map
 		v.Outcome, v.Detail = generate.Survived, jv.Detail
 	default:
 		v.Outcome, v.Detail = generate.NoVerdict, jv.Detail
+	}
+	return v
+}
+
+// byHarnessTest runs the harness test harness-tests.yaml names for a
+// survivor on the mutant: a failing test kills it.
+func byHarnessTest(ctx context.Context, w *mutants.WorkDir, v generate.Verdict, t generate.HarnessTest, lock string) generate.Verdict {
+	failed, _, err := w.Test(ctx, t.Package, t.Test, []string{generate.MutantEnv + "=" + strconv.Itoa(v.ID)}, lock)
+	switch {
+	case err != nil:
+		v.Detail += "; " + err.Error()
+	case failed:
+		v.Outcome, v.Killers, v.Detail = generate.KilledByTest, []string{t.Test}, t.Why
+	default:
+		v.Detail += "; " + t.Test + " passed on it too"
 	}
 	return v
 }

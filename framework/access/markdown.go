@@ -1,0 +1,30 @@
+package access
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown is the rights table of docs/providers.md: one row per right
+// with its scope, the specs that need it and why, then the optional
+// identities. Generated, so the doc cannot drift from the code (a test
+// compares them).
+func Markdown(needed []Access, optional []Optional) string {
+	var b strings.Builder
+	b.WriteString("| right | scope | needed by | why |\n| --- | --- | --- | --- |\n")
+	for _, a := range needed {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", a, scope(a), a.NeededBy(), cell(a.Why))
+	}
+	b.WriteString("\nOptional (asked for only when a spec that wants one is selected; without it those cases are not supported):\n\n")
+	b.WriteString("| identity | rights | wanted by | why |\n| --- | --- | --- | --- |\n")
+	for _, o := range optional {
+		var rights []string
+		for _, a := range o.Access {
+			rights = append(rights, "`"+a.String()+"`")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Identity, strings.Join(rights, "<br>"), strings.Join(o.Specs, ", "), cell(o.Identity.Why))
+	}
+	return b.String()
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/framework/incluster"
+	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+)
+
+// Plan is `run --plan`: the rights the selection needs in a cluster the
+// harness did not build, each with the specs that need it, printed without
+// contacting the cluster (so nothing is created).
+func Plan(out io.Writer, o runconfig.Config) error {
+	if o.Provider != kubeconfig.Name {
+		return exitcode.Usagef("--plan lists the rights a run needs in a cluster it did not build: give --provider kubeconfig")
+	}
+	specs := o.MaySelect()
+	if len(specs) == 0 {
+		return exitcode.Usagef("no spec matched the selection (see 'run-conformance list')")
+	}
+	needed := access.Needed(o.PluginImage != "" && !o.InCluster, specs)
+	_, optional := access.ForSpecs(specs)
+	fmt.Fprintf(out, "selection: %d specs (focus and skip may narrow it further)\n", len(specs))
+	if o.InCluster {
+		fmt.Fprintln(out, "--in-cluster: the run's service account gets the rights below (and the optional ones you hold); "+
+			"you need them all, plus what the client itself does:")
+		for _, a := range incluster.ClientAccess() {
+			fmt.Fprintf(out, "  %s (in the run's namespace or cluster-wide)\n", a)
+		}
+	}
+	if err := access.WritePlan(out, needed, optional); err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	return nil
+}
