@@ -641,6 +641,11 @@ func judge(ctx context.Context, w *mutants.WorkDir, m generate.Mutant, flaky map
 		v.Outcome, v.Killers, v.Detail = generate.Killed, jv.Killers, jv.Detail
 	case err != nil && len(res.Specs) == 0 && startFailed(w, m):
 		v.Outcome, v.Detail = generate.KilledAtStart, "the cluster did not start: "+err.Error()
+	case err != nil && crashed(w, m) != "":
+		// A control-plane component died of a panic in the middle of the
+		// run: a kube-apiserver or controller-manager crash-looping on the
+		// implementation, which no certification passes.
+		v.Outcome, v.Killers, v.Detail = generate.Killed, []string{"(a control-plane component crashed)"}, crashed(w, m)
 	case err != nil:
 		v.Outcome, v.Detail = generate.NoVerdict, err.Error()
 	case jv.Outcome == mutants.Survived:
@@ -678,6 +683,23 @@ func startFailed(w *mutants.WorkDir, m generate.Mutant) bool {
 	data, err := os.ReadFile(filepath.Join(w.Reports("m"+strconv.Itoa(m.ID)), "output.log"))
 	return err == nil && !strings.Contains(string(data), "running ") && len(data) > 0
 }
+
+// crashed is the panic a component of the mutant's run died of (from the
+// components' log), empty if none.
+func crashed(w *mutants.WorkDir, m generate.Mutant) string {
+	data, err := os.ReadFile(filepath.Join(w.Reports("m"+strconv.Itoa(m.ID)), "components.log"))
+	if err != nil {
+		return ""
+	}
+	if m := panicLine.FindSubmatch(data); m != nil {
+		return "a control-plane component panicked: " + string(m[1])
+	}
+	return ""
+}
+
+// panicLine is the log line of a panic that ends a process: the runtime's
+// own "panic: ..." at the start of a line.
+var panicLine = regexp.MustCompile(`(?m)^panic: (.*)$`)
 
 // moduleVersions are the mutated modules' pinned versions.
 func moduleVersions(repo string) map[string]string {
