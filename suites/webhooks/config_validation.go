@@ -399,8 +399,18 @@ type policyCase struct {
 }
 
 func vapCase(name, field, detail string, edit func(*admissionregistrationv1.ValidatingAdmissionPolicySpec)) policyCase {
+	return vapCaseNamed(name, "", field, detail, edit)
+}
+
+// vapCaseNamed is vapCase for a policy named object (the case's own name
+// if empty): validation checks some fields against the policy's name.
+func vapCaseNamed(name, object, field, detail string, edit func(*admissionregistrationv1.ValidatingAdmissionPolicySpec)) policyCase {
 	return policyCase{kind: "ValidatingAdmissionPolicy", name: name, field: field, detail: detail,
 		create: func(ctx context.Context, f *harness.Framework) error {
+			objectName := object
+			if objectName == "" {
+				objectName = policyName(f, "case")
+			}
 			s := admissionregistrationv1.ValidatingAdmissionPolicySpec{
 				FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
 				MatchConstraints: policyConfigMapRules(),
@@ -408,7 +418,7 @@ func vapCase(name, field, detail string, edit func(*admissionregistrationv1.Vali
 			}
 			edit(&s)
 			_, err := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{
-				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "case"), Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+				ObjectMeta: metav1.ObjectMeta{Name: objectName, Labels: f.Labels()}, Spec: s}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			return err
 		}}
 }
@@ -553,6 +563,16 @@ var policyConfigCases = []policyCase{
 	vapCase("a variable whose name is not a CEL identifier", "spec.variables[0].name", "must be a valid CEL identifier",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.Variables = []admissionregistrationv1.Variable{{Name: "not-an-identifier", Expression: "true"}}
+		}),
+	// An auditAnnotation's key is checked as "<policy name>/<key>", a
+	// qualified name: the policy's name counts, whatever its length.
+	vapCaseNamed("a one-character name and an auditAnnotation", "x", "", "",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "reason", ValueExpression: "'a'"}}
+		}),
+	vapCase("an auditAnnotation key that is not a qualified name", "spec.auditAnnotations[0].key", "name part must consist of alphanumeric characters",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "bad key", ValueExpression: "'a'"}}
 		}),
 	vapCase("two auditAnnotations with the same key", "spec.auditAnnotations[1].key", "Duplicate value",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
