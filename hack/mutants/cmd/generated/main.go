@@ -681,7 +681,9 @@ func broad(m generate.Mutant) bool {
 // because the cluster could not be set up (the run's exit 2 and its log).
 func startFailed(w *mutants.WorkDir, m generate.Mutant) bool {
 	data, err := os.ReadFile(filepath.Join(w.Reports("m"+strconv.Itoa(m.ID)), "output.log"))
-	return err == nil && !strings.Contains(string(data), "running ") && len(data) > 0
+	// The nodes start beside the first cases: a node that cannot be set up
+	// ends the run after "running", still before any case could pass.
+	return err == nil && len(data) > 0 && (!strings.Contains(string(data), "running ") || strings.Contains(string(data), "cluster set-up failed"))
 }
 
 // crashed is the panic a component of the mutant's run died of (from the
