@@ -250,23 +250,52 @@ var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framewo
 		}
 	})
 
+	// stored is a webhook a stored configuration may hold: it matches no
+	// object (an objectSelector on a label nobody sets) and fails open.
+	stored := func() admissionregistrationv1.ValidatingWebhook {
+		hook := valid()
+		hook.FailurePolicy = ptr.To(admissionregistrationv1.Ignore)
+		hook.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"admission-conformance.io/never-set": "true"}}
+		return hook
+	}
+	sideEffects := func(class admissionregistrationv1.SideEffectClass) func([]admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+		return func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+			hooks[0].SideEffects = &class
+			return hooks
+		}
+	}
+
 	ginkgo.It("an update giving sideEffects Some or Unknown to a configuration whose webhooks have none: refused naming webhooks[0].sideEffects", func(ctx ginkgo.SpecContext) {
 		// The rule admissionregistration.k8s.io/v1 keeps on update: sideEffects
 		// Some and Unknown stay allowed only in configurations that already
 		// had them (stored through v1beta1); one whose webhooks all declare
 		// None may not gain them.
-		hook := valid()
-		hook.FailurePolicy = ptr.To(admissionregistrationv1.Ignore)
-		hook.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"admission-conformance.io/never-set": "true"}}
 		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
-			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-side-effects", hook)
+			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-side-effects", stored())
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration with sideEffects None", phase)
 			for _, class := range []admissionregistrationv1.SideEffectClass{admissionregistrationv1.SideEffectClassSome, admissionregistrationv1.SideEffectClassUnknown} {
-				expectRefusedNaming(update(ctx, class), fmt.Sprintf("an update of a %s configuration to sideEffects %s", phase, class),
+				expectRefusedNaming(update(ctx, sideEffects(class)), fmt.Sprintf("an update of a %s configuration to sideEffects %s", phase, class),
 					"webhooks[0].sideEffects", "Unsupported value")
 			}
-			gomega.Expect(update(ctx, admissionregistrationv1.SideEffectClassNoneOnDryRun)).To(gomega.Succeed(),
+			gomega.Expect(update(ctx, sideEffects(admissionregistrationv1.SideEffectClassNoneOnDryRun))).To(gomega.Succeed(),
 				"an update of a %s configuration to sideEffects NoneOnDryRun must be accepted", phase)
+		}
+	})
+
+	ginkgo.It("an update adding a webhook whose matchCondition does not compile: refused naming webhooks[1].matchConditions[0].expression", func(ctx ginkgo.SpecContext) {
+		// On update the apiserver skips compiling matchConditions only when
+		// no webhook's changed; adding a webhook changes them.
+		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-conditions", stored())
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
+			err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+				added := stored()
+				added.Name = "added." + f.Namespace + ".admission-conformance.io"
+				added.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "broken", Expression: "object.metadata.name =="}}
+				return append(hooks, added)
+			})
+			expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration adding a webhook with a broken matchCondition", phase),
+				"webhooks[1].matchConditions[0].expression", "compilation failed")
 		}
 	})
 
@@ -293,36 +322,37 @@ var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framewo
 })
 
 // createForUpdate creates a configuration of phase holding hook, deleted
-// when the spec ends, and returns a dry-run update setting its webhook's
-// sideEffects.
+// when the spec ends, and returns a dry-run update replacing its webhooks
+// by what edit makes of them.
 func createForUpdate(ctx context.Context, f *harness.Framework, phase fakewebhook.Phase, name string,
-	hook admissionregistrationv1.ValidatingWebhook) (func(context.Context, admissionregistrationv1.SideEffectClass) error, error) {
+	hook admissionregistrationv1.ValidatingWebhook) (func(context.Context, func([]admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook) error, error) {
 	ar := f.Client.AdmissionregistrationV1()
 	meta := metav1.ObjectMeta{Name: name, Labels: f.Labels()}
 	dryRun := metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}}
+	hooks := []admissionregistrationv1.ValidatingWebhook{hook}
 	if phase == fakewebhook.Mutating {
 		c, err := ar.MutatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: meta,
-			Webhooks: mutatingHooks([]admissionregistrationv1.ValidatingWebhook{hook})}, metav1.CreateOptions{})
+			Webhooks: mutatingHooks(hooks)}, metav1.CreateOptions{})
 		if err != nil {
 			return nil, err
 		}
 		ginkgo.DeferCleanup(ar.MutatingWebhookConfigurations().Delete, name, metav1.DeleteOptions{})
-		return func(ctx context.Context, class admissionregistrationv1.SideEffectClass) error {
+		return func(ctx context.Context, edit func([]admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook) error {
 			u := c.DeepCopy()
-			u.Webhooks[0].SideEffects = &class
+			u.Webhooks = mutatingHooks(edit(append([]admissionregistrationv1.ValidatingWebhook(nil), hooks...)))
 			_, err := ar.MutatingWebhookConfigurations().Update(ctx, u, dryRun)
 			return err
 		}, nil
 	}
 	c, err := ar.ValidatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: meta,
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{hook}}, metav1.CreateOptions{})
+		Webhooks: hooks}, metav1.CreateOptions{})
 	if err != nil {
 		return nil, err
 	}
 	ginkgo.DeferCleanup(ar.ValidatingWebhookConfigurations().Delete, name, metav1.DeleteOptions{})
-	return func(ctx context.Context, class admissionregistrationv1.SideEffectClass) error {
+	return func(ctx context.Context, edit func([]admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook) error {
 		u := c.DeepCopy()
-		u.Webhooks[0].SideEffects = &class
+		u.Webhooks = edit(append([]admissionregistrationv1.ValidatingWebhook(nil), hooks...))
 		_, err := ar.ValidatingWebhookConfigurations().Update(ctx, u, dryRun)
 		return err
 	}, nil
@@ -693,6 +723,10 @@ var policyConfigCases = []policyCase{
 	vapCase("a variable without a name", "spec.variables[0].name", "name is not specified",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.Variables = []admissionregistrationv1.Variable{{Expression: "true"}}
+		}),
+	vapCase("a variable with a one-character expression", "", "",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Variables = []admissionregistrationv1.Variable{{Name: "one", Expression: "1"}}
 		}),
 	vapCase("a variable with a blank expression", "spec.variables[0].expression", "expression is not specified",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
