@@ -70,7 +70,7 @@ var _ = Register(
 		Specs:   []string{"ResizeNeedsNodeDeclaredFeature"}},
 	Clause{ID: "node.declared-features.capacity", Area: NodeAdmission, Optional: "NodeDeclaredFeatures",
 		Source:  nodeDeclaredFeaturesRef + "; plugin/pkg/admission/podresize (PodResizeValidator, on by default)",
-		Promise: "A resize through pods/resize whose CPU or memory requests exceed the node's allocatable is refused with 403 Forbidden, a status cause of type NodeCapacity and a message \"node didn't have enough allocatable resources: ...\" naming every resource over (cpu, memory, joined by '; '), the pod left unchanged; a resize within the allocatable is admitted.",
+		Promise: "A resize through pods/resize whose CPU or memory requests exceed the node's allocatable is refused with 403 Forbidden, a status cause of type NodeCapacity and a message \"node didn't have enough allocatable resources: ...\" naming every resource over (cpu, memory, joined by '; '), the pod left unchanged; a resize within the allocatable is admitted, and the node allocates it (the container status reports the new request as allocated, with no PodResizePending condition).",
 		Specs:   []string{"ResizeBeyondNodeAllocatableRefused"}},
 	Clause{ID: "node.declared-features.kubelet", Area: NodeAdmission, Optional: "NodeDeclaredFeatures",
 		Source:  nodeDeclaredFeaturesRef + "; pkg/kubelet/lifecycle/handlers.go (declaredFeaturesAdmitHandler)",

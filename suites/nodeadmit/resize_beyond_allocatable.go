@@ -41,6 +41,7 @@ var _ = describe(resizeBeyondAllocatable, func(f *harness.Framework) {
 		_, err := resize(ctx, f, pod, containerResources(pod, cpuRequest("20m")))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a resize to 20m CPU on node %s", node)
 		expectContainerCPU(ctx, f, pod, "20m")
+		expectResizeAllocated(ctx, f, pod, "20m")
 
 		// Beyond: one CPU more than the node can allocate.
 		n, err := f.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
@@ -110,4 +111,29 @@ func expectContainerCPU(ctx context.Context, f *harness.Framework, pod *corev1.P
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	got := cur.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
 	gomega.Expect(got.Cmp(resource.MustParse(cpu))).To(gomega.BeZero(), "container cpu request is %s, want %s", got.String(), cpu)
+}
+
+// expectResizeAllocated waits (up to the ObjectState bound) until the
+// kubelet reports the container's CPU request allocated at cpu, with no
+// PodResizePending condition: the node admitted the resize.
+func expectResizeAllocated(ctx context.Context, f *harness.Framework, pod *corev1.Pod, cpu string) {
+	gomega.Eventually(ctx, func(ctx context.Context) error {
+		cur, err := nodedecision.Current(ctx, f, pod)
+		if err != nil {
+			return err
+		}
+		for _, c := range cur.Status.Conditions {
+			if c.Type == corev1.PodResizePending && c.Status == corev1.ConditionTrue {
+				return gomega.StopTrying(fmt.Sprintf("node %s left the resize pending: %s: %s", pod.Spec.NodeName, c.Reason, c.Message))
+			}
+		}
+		if len(cur.Status.ContainerStatuses) == 0 {
+			return fmt.Errorf("no container status yet")
+		}
+		got := cur.Status.ContainerStatuses[0].AllocatedResources[corev1.ResourceCPU]
+		if got.Cmp(resource.MustParse(cpu)) != 0 {
+			return fmt.Errorf("allocated cpu is %s, want %s", got.String(), cpu)
+		}
+		return nil
+	}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
 }
