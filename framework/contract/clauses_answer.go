@@ -46,7 +46,7 @@ var _ = Register(
 		Promise: "An answer whose uid is not the request's is a failed call, handled by the failure policy; its patch is never applied.",
 		Specs:   []string{"FailurePolicyEveryFailureMode"}},
 	Clause{ID: "answer.forms.unusable", Area: WebhookAnswer, Source: respRef + " and admission.k8s.io/v1beta1 AdmissionResponse (response, patch, patchType)",
-		Promise: "An answer without a response (v1 or v1beta1), a validating v1 answer with a patchType, a v1 patchType that is empty or not JSONPatch, and a patch that is not a JSON patch are failed calls naming the fault (Fail: 500, Ignore: admitted unpatched); an empty JSON patch admits the object unchanged.",
+		Promise: "An answer without a response (v1 or v1beta1), a validating v1 answer with a patchType, a v1 patchType that is empty or not JSONPatch, a v1 patch without patchType (one byte long included), and a patch that is not a JSON patch are failed calls naming the fault (Fail: 500, Ignore: admitted unpatched); an empty JSON patch admits the object unchanged.",
 		Specs:   []string{"WebhookAnswerForms"}},
 	Clause{ID: "answer.forms.bare-denial", Area: WebhookAnswer, Source: respRef + ".status (optional)",
 		Promise: "A denial without any status, in either review version, is HTTP 400 with the message \"admission webhook \\\"<name>\\\" denied the request without explanation\".",

@@ -56,6 +56,8 @@ var _ = harness.Describe(webhookAnswerForms, func(f *harness.Framework) {
 			map[string]any{"allowed": true, "patch": b64(addMutatedJSON), "patchType": ""}, `received invalid webhook response: webhook returned invalid response.patchType of ""`},
 		{"a mutating v1 answer with patchType JSONMergePatch", fakewebhook.Mutating, nil,
 			map[string]any{"allowed": true, "patch": b64(addMutatedJSON), "patchType": "JSONMergePatch"}, `unsupported patch type "JSONMergePatch"`},
+		{"a mutating v1 answer with a one-byte patch and no patchType", fakewebhook.Mutating, nil,
+			map[string]any{"allowed": true, "patch": b64(`[`)}, "received invalid webhook response: webhook returned response.patch but not response.patchType"},
 		{"a mutating v1 answer whose patch is not a JSON patch", fakewebhook.Mutating, nil,
 			map[string]any{"allowed": true, "patch": b64(`{"op":"add"}`), "patchType": "JSONPatch"}, "received undecodable patch in webhook response"},
 	}
