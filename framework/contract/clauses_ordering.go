@@ -50,7 +50,7 @@ var _ = Register(
 		Specs:   []string{"InvalidObjectNeverReachesValidating"}},
 	Clause{ID: "order.compiled-plugins-around-webhooks", Area: Ordering,
 		Source:  orderingSeed000Reqs + " (compiled validating admission plugins must run after mutating admission webhooks); kube-apiserver's plugin order (AllOrderedPlugins)",
-		Promise: "Compiled-in plugins judge what the mutating webhooks wrote: ResourceQuota admits or rejects a claim, and charges it, by the storage request a mutating webhook wrote, and LimitRanger enforces its maximum on the limit a webhook wrote; LimitRanger's defaults are in the object validating webhooks receive.",
+		Promise: "Compiled-in plugins judge what the mutating webhooks wrote: ResourceQuota admits or rejects a claim, and charges it, by the storage request a mutating webhook wrote, and LimitRanger enforces its maximum on the limit a webhook wrote; LimitRanger's defaults, with the kubernetes.io/limit-ranger annotation listing them, are in the object validating webhooks receive.",
 		Specs:   []string{"LimitRangerAroundWebhooks", "ResourceQuotaJudgesWebhookMutations"}},
 	Clause{ID: "order.validating-policy-after-mutating-webhooks", Area: Ordering,
 		Source:  orderingSeed000Reqs + " (compiled validating admission plugins must run after mutating admission webhooks); admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy",

@@ -155,13 +155,13 @@ var _ = Register(
 
 	// MutatingAdmissionPolicy
 	Clause{ID: "policy.mutating.patch-types", Area: CELPolicies, Source: mapRef + ".spec.mutations[].patchType", Optional: "MutatingAdmissionPolicy",
-		Promise: "ApplyConfiguration merges its object into the request's (data, labels); JSONPatch applies add, replace and remove.",
+		Promise: "ApplyConfiguration merges its object into the request's (data, labels); JSONPatch applies add, replace and remove; a mutation reads its binding's param, and with that param missing under parameterNotFoundAction Allow the request is admitted unmutated.",
 		Specs:   []string{"MutatingPolicyPatchTypes"}},
 	Clause{ID: "policy.mutating.json-patch-rfc6902", Area: CELPolicies, Source: mapRef + ".spec.mutations[].jsonPatch (RFC 6902)", Optional: "MutatingAdmissionPolicy",
 		Promise: "JSONPatch operations follow RFC 6902: test, move, copy, add onto an existing member (replacing it) and ~1-escaped paths apply; a test that does not hold leaves its whole patch unapplied without an error (the request is admitted, later mutations apply); a remove of a missing member, or a move from one, fails the patch (under failurePolicy Fail: denied, nothing stored). A replace of a missing member is not asserted: the pinned release applies it as an add (docs/upstream-defects.md).",
 		Specs:   []string{"MutatingPolicyJSONPatchOperations"}},
 	Clause{ID: "policy.mutating.apply-configuration-schema", Area: CELPolicies, Source: mapRef + ".spec.mutations[].applyConfiguration (structured merge diff; \"may not mutate atomic arrays, maps or structs\")", Optional: "MutatingAdmissionPolicy",
-		Promise: "ApplyConfiguration merges by the object's schema, a custom resource's by its CRD's: an item added to a map list joins the stored items by key, and a mutation setting an atomic list is refused (failurePolicy Fail rejects naming the field).",
+		Promise: "ApplyConfiguration merges by the object's schema, a custom resource's by its CRD's: an item added to a map list joins the stored items by key, a mutation setting an atomic list is refused (failurePolicy Fail rejects naming the field), and a scalar set in a field of no declared type is merged.",
 		Specs:   []string{"CustomResourceMutatingPolicy"}},
 	Clause{ID: "policy.mutating.patch-defaulted", Area: CELPolicies, Source: "seed 000 Proposed create flow (mutations, then the strategy and the validators); " + mapRef + ".spec.mutations", Optional: "MutatingAdmissionPolicy",
 		Promise: "Fields a policy's mutation leaves unset are defaulted like the client's: a container an ApplyConfiguration or a JSONPatch adds gets terminationMessagePath, terminationMessagePolicy and imagePullPolicy in what is stored.",

@@ -1,6 +1,9 @@
 package ordering
 
 import (
+	"context"
+	"strings"
+
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -18,7 +21,8 @@ var namespaceLifecycleBeforeWebhooks = spec.Spec{
 	ShortName: "NamespaceLifecycleBeforeWebhooks",
 	Suite:     "ordering",
 	Description: "A create in a namespace that does not exist is refused (404) by the NamespaceLifecycle plugin before " +
-		"any mutating or validating webhook is called.",
+		"any mutating or validating webhook is called; so is one in a namespace deleted moments ago, once it is gone " +
+		"(while it terminates: 403).",
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
 	Profile:  spec.Core,
 	Seed: "003 NamespaceLifecycle: if the namespace in the context does not exist, reject the request; the chain " +
@@ -56,5 +60,45 @@ var _ = harness.Describe(namespaceLifecycleBeforeWebhooks, func(f *harness.Frame
 			gomega.Expect(f.Env.Webhooks.Journal().Where(func(c fakewebhook.Call) bool { return c.Path == path && c.Namespace == f.Namespace })).
 				To(gomega.HaveLen(1), "the control request must reach %s", path)
 		}
+	})
+
+	ginkgo.It("a create in a namespace deleted moments ago is refused with 404 once the namespace is gone", func(ctx ginkgo.SpecContext) {
+		// NamespaceLifecycle remembers the namespaces deleted through it for
+		// a while and looks them up in storage rather than in its informer;
+		// a namespace gone from both is missing like one that never existed.
+		name := f.Namespace + "-deleted"
+		namespaces := f.Client.CoreV1().Namespaces()
+		_, err := namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()}}, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		ginkgo.DeferCleanup(func(ctx context.Context) error {
+			if err := namespaces.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			return nil
+		})
+		gomega.Expect(namespaces.Delete(ctx, name, metav1.DeleteOptions{})).To(gomega.Succeed())
+		gomega.Eventually(ctx, func(ctx context.Context) error {
+			_, err := namespaces.Get(ctx, name, metav1.GetOptions{})
+			return err
+		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).
+			Should(gomega.Satisfy(apierrors.IsNotFound), "the deleted namespace %s must be gone", name)
+
+		// A 403 "being terminated" is the answer while the plugin's informer
+		// still holds the terminating namespace; it is waited out, and any
+		// other answer ends the wait.
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: name}}
+		gomega.Eventually(ctx, func(ctx context.Context) error {
+			_, err := f.Client.CoreV1().ConfigMaps(name).Create(ctx, cm, metav1.CreateOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				return nil
+			case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "because it is being terminated"):
+				return err
+			case err == nil:
+				return gomega.StopTrying("a create in the deleted namespace " + name + " was admitted")
+			default:
+				return gomega.StopTrying("a create in the deleted namespace " + name + " must be 404 NotFound").Wrap(err)
+			}
+		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
 	})
 })

@@ -16,10 +16,15 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
+// limitRangerAnnotation is the annotation LimitRanger sets on a pod it gave
+// defaults (kubernetes.io well-known labels, annotations and taints).
+const limitRangerAnnotation = "kubernetes.io/limit-ranger"
+
 var limitRangerAroundWebhooks = spec.Spec{
 	ShortName: "LimitRangerAroundWebhooks",
 	Suite:     "ordering",
-	Description: "LimitRanger's defaults (its mutating phase, ahead of the webhooks) are in the object mutating and validating webhooks receive, and its " +
+	Description: "LimitRanger's defaults (its mutating phase, ahead of the webhooks) are in the object mutating and validating webhooks receive, " +
+		"with the kubernetes.io/limit-ranger annotation listing them (one or several), and its " +
 		"maximum (its validating phase) is enforced on the limit a mutating webhook wrote.",
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
 	Profile:  spec.Core,
@@ -74,6 +79,9 @@ var _ = harness.Describe(limitRangerAroundWebhooks, func(f *harness.Framework) {
 		gomega.Expect(resources.Limits.Cpu().Cmp(limits.Default[corev1.ResourceCPU])).To(gomega.BeZero(),
 			"the %s webhook must see LimitRanger's default cpu limit %s, saw limits %v", phase,
 			limits.Default.Cpu().String(), resources.Limits)
+		gomega.Expect(seen.Annotations).To(gomega.HaveKeyWithValue(limitRangerAnnotation,
+			"LimitRanger plugin set: cpu request for container main; cpu limit for container main"),
+			"the %s webhook must see the annotation LimitRanger sets on the pod it defaulted", phase)
 	}
 
 	for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
@@ -81,6 +89,22 @@ var _ = harness.Describe(limitRangerAroundWebhooks, func(f *harness.Framework) {
 			expectDefaultsSeenBy(ctx, phase, setUp(ctx))
 		})
 	}
+
+	ginkgo.It("annotates a pod it gave one default alone (the limit of a container with its own request)", func(ctx ginkgo.SpecContext) {
+		// kubernetes.io/limit-ranger (well-known annotations) lists what
+		// LimitRanger set, whether it set one value or several.
+		lr := setUp(ctx)
+		var pod corev1.Pod
+		gomega.Expect(fixture(f, "ordering/pod.yaml", &pod, newNonce())).To(gomega.Succeed())
+		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: lr.Spec.Limits[0].DefaultRequest[corev1.ResourceCPU]}
+		got, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, &pod, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		limit := lr.Spec.Limits[0].Default[corev1.ResourceCPU]
+		gomega.Expect(got.Spec.Containers[0].Resources.Limits.Cpu().Cmp(limit)).To(gomega.BeZero(),
+			"LimitRanger must give the container its default cpu limit %s, got limits %v", limit.String(), got.Spec.Containers[0].Resources.Limits)
+		gomega.Expect(got.Annotations).To(gomega.HaveKeyWithValue(limitRangerAnnotation, "LimitRanger plugin set: cpu limit for container main"),
+			"LimitRanger must annotate the pod with the one default it set")
+	})
 
 	ginkgo.It("enforces its maximum on the limit a mutating webhook wrote", func(ctx ginkgo.SpecContext) {
 		lr := setUp(ctx)
