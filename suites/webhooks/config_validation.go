@@ -190,6 +190,10 @@ var webhookConfigCases = []configCase{
 	{name: "an objectSelector with an invalid label value", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
 		h.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"k": "not a label value"}}
 	}), field: "webhooks[0].objectSelector.matchLabels", detail: "Invalid value"},
+	{name: "an objectSelector with an invalid label value in matchExpressions", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
+		h.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: "k", Operator: metav1.LabelSelectorOpIn, Values: []string{"not a label value"}}}}
+	}), field: "webhooks[0].objectSelector.matchExpressions[0].values[0]", detail: "Invalid value"},
 	{name: "an unknown reinvocationPolicy", reinvocation: ptr.To[admissionregistrationv1.ReinvocationPolicyType]("Sometimes"),
 		hooks: editHook(func(*admissionregistrationv1.ValidatingWebhook) {}), field: "webhooks[0].reinvocationPolicy", detail: "Unsupported value"},
 	{name: "an unknown matchPolicy", hooks: editHook(func(h *admissionregistrationv1.ValidatingWebhook) {
@@ -279,6 +283,61 @@ var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framewo
 			}
 			gomega.Expect(update(ctx, sideEffects(admissionregistrationv1.SideEffectClassNoneOnDryRun))).To(gomega.Succeed(),
 				"an update of a %s configuration to sideEffects NoneOnDryRun must be accepted", phase)
+		}
+	})
+
+	ginkgo.It("an update leaving a webhook no admissionReviewVersion the apiserver speaks: refused naming webhooks[0].admissionReviewVersions", func(ctx ginkgo.SpecContext) {
+		// Unrecognized versions alone stay allowed only in configurations
+		// that already had them; one whose webhooks all name a version the
+		// apiserver speaks may not lose it.
+		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-review-versions", stored())
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
+			err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+				hooks[0].AdmissionReviewVersions = []string{"v0"}
+				return hooks
+			})
+			expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration to admissionReviewVersions [v0]", phase),
+				"webhooks[0].admissionReviewVersions", "must include at least one of v1, v1beta1")
+		}
+	})
+
+	ginkgo.It("an update giving a selector's matchExpressions an invalid label value: refused naming the value", func(ctx ginkgo.SpecContext) {
+		// Invalid values in matchExpressions stay allowed only in
+		// configurations that already had one; a configuration whose
+		// selectors are all valid may not gain one, in either selector.
+		invalid := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: "k", Operator: metav1.LabelSelectorOpIn, Values: []string{"not a label value"}}}}
+		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-selector-values", stored())
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
+			for _, selector := range []string{"namespaceSelector", "objectSelector"} {
+				err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+					if selector == "namespaceSelector" {
+						hooks[0].NamespaceSelector = invalid
+					} else {
+						hooks[0].ObjectSelector = invalid
+					}
+					return hooks
+				})
+				expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration giving its %s an invalid value", phase, selector),
+					"webhooks[0]."+selector+".matchExpressions[0].values[0]", "Invalid value")
+			}
+		}
+	})
+
+	ginkgo.It("an update changing a webhook's matchCondition to one that does not compile: refused naming webhooks[0].matchConditions[0].expression", func(ctx ginkgo.SpecContext) {
+		// The webhooks are the same ones; their matchConditions changed, so
+		// they are compiled again.
+		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-changed-conditions", stored())
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
+			err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+				hooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "broken", Expression: "object.metadata.name =="}}
+				return hooks
+			})
+			expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration changing a webhook's matchCondition to a broken one", phase),
+				"webhooks[0].matchConditions[0].expression", "compilation failed")
 		}
 	})
 
@@ -600,6 +659,14 @@ var policyConfigCases = []policyCase{
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "reason", ValueExpression: "'a'"}}
 		}),
+	vapCase("an auditAnnotation with a blank valueExpression", "spec.auditAnnotations[0].valueExpression", "valueExpression is not specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "k", ValueExpression: "  "}}
+		}),
+	vapCase("an auditAnnotation valueExpression of one character", "spec.auditAnnotations[0].valueExpression", "undeclared reference to 'x'",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "k", ValueExpression: "x"}}
+		}),
 	vapCase("an auditAnnotation key that is not a qualified name", "spec.auditAnnotations[0].key", "name part must consist of alphanumeric characters",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "bad key", ValueExpression: "'a'"}}
@@ -736,8 +803,14 @@ var policyConfigCases = []policyCase{
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.Validations[0].MessageExpression = "  "
 		}),
+	vapCase("a messageExpression of one space", "spec.validations[0].messageExpression", "must be non-empty if specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
+			s.Validations[0].MessageExpression = " "
+		}),
 	vapCase("a blank message", "spec.validations[0].message", "must be non-empty if specified",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Message = "  " }),
+	vapCase("a message of one space", "spec.validations[0].message", "must be non-empty if specified",
+		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) { s.Validations[0].Message = " " }),
 	vapCase("a message with a line break", "spec.validations[0].message", "must not contain line breaks",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.Validations[0].Message = "two\nlines"

@@ -23,7 +23,8 @@ var customResourceMutatingPolicy = spec.Spec{
 	Suite:     "webhooks",
 	Description: "A MutatingAdmissionPolicy's applyConfiguration merges into a custom resource by its CRD's schema: an " +
 		"item added to a map list (x-kubernetes-list-type map) joins the stored items by key, and a mutation setting an " +
-		"atomic list (x-kubernetes-list-type atomic) is refused, so failurePolicy Fail rejects the request naming the field.",
+		"atomic list (x-kubernetes-list-type atomic) is refused, so failurePolicy Fail rejects the request naming the field, " +
+		"and a scalar set in a field of no declared type (x-kubernetes-preserve-unknown-fields) is merged.",
 	Features: []features.Name{features.MutatingAdmissionPolicy},
 	Profile:  spec.Extended,
 	Seed: "KEP-3962 mutating admission policies: ApplyConfiguration uses structured merge diff; mutations may not set " +
@@ -48,6 +49,10 @@ var _ = harness.Describe(customResourceMutatingPolicy, func(f *harness.Framework
 		gomega.Expect(mapAndBinding(ctx, f, "map-list", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("map-list"),
 			Mutations: []mutatingpolicy.Mutation{applyConfiguration(`Object{spec: Object.spec{items: [Object.spec.items{name: "added", value: "by the policy"}]}}`)},
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		gomega.Expect(mapAndBinding(ctx, f, "untyped", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("untyped"),
+			Mutations: []mutatingpolicy.Mutation{applyConfiguration(`Object{spec: Object.spec{free: "set by the policy"}}`)},
 		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		gomega.Expect(mapWith(ctx, f, "atomic-list", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("atomic-list"),
@@ -74,9 +79,18 @@ var _ = harness.Describe(customResourceMutatingPolicy, func(f *harness.Framework
 			map[string]any{"name": "added", "value": "by the policy"},
 		}}), "the policy's item joins the client's by key (a map list merges, it is not replaced)")
 
+		// A field of no declared type is neither an atomic map nor a list:
+		// a scalar the policy sets there is merged like any other value.
+		untyped := widget(f, crd, "v1", "untyped", map[string]any{"color": "blue"})
+		untyped.SetLabels(map[string]string{probeLabel: "untyped"})
+		created, err := res.Create(ctx, untyped, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a scalar set in a field of no declared type must be merged")
+		gomega.Expect(created.Object["spec"]).To(gomega.Equal(map[string]any{"color": "blue", "free": "set by the policy"}),
+			"the policy's scalar joins the client's fields")
+
 		atomic := widget(f, crd, "v1", "atomic-list", map[string]any{"tags": []any{"by the client"}})
 		atomic.SetLabels(map[string]string{probeLabel: "atomic-list"})
-		_, err := res.Create(ctx, atomic, metav1.CreateOptions{})
+		_, err = res.Create(ctx, atomic, metav1.CreateOptions{})
 		gomega.Expect(err).To(gomega.HaveOccurred(), "a mutation of an atomic list must be refused, and failurePolicy Fail rejects")
 		gomega.Expect(err.Error()).To(gomega.ContainSubstring("may not mutate atomic arrays, maps or structs: .spec.tags"),
 			fmt.Sprintf("the rejection names the atomic field (got %v)", err))

@@ -60,6 +60,9 @@ func widgetCRD(f *harness.Framework) *apiextensionsv1.CustomResourceDefinition {
 					}}},
 				"tags": {Type: "array", XListType: ptr.To("atomic"),
 					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "string"}}},
+				// free has no type: a value of any kind (a scalar, a list or
+				// an object) is kept as sent.
+				"free": {XPreserveUnknownFields: ptr.To(true)},
 			}},
 		},
 	}}

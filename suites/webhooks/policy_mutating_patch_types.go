@@ -75,6 +75,43 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 		gomega.Expect(got.Data).To(gomega.HaveKeyWithValue("param", "from the param"), "the mutation must see the param named by paramRef")
 	})
 
+	ginkgo.It("params: with the binding's param missing, parameterNotFoundAction Allow admits the request unmutated", func(ctx ginkgo.SpecContext) {
+		// admissionregistration.k8s.io/v1 ParamRef.parameterNotFoundAction:
+		// Allow means "no params found" is a successful evaluation without the
+		// mutation, not a configuration error judged by failurePolicy Fail.
+		s := mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			ParamKind:     paramKindSA,
+			Mutations:     []mutatingpolicy.Mutation{applyConfiguration(`Object{data: {"param": string(params.metadata.name)}}`)},
+		}
+		gomega.Expect(mapWith(ctx, f, "absent-param", s, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{ParamRef: &admissionregistrationv1.ParamRef{
+			Name: "absent", ParameterNotFoundAction: ptr.To(admissionregistrationv1.AllowAction)}})).To(gomega.Succeed())
+		got, err := create(ctx, subjectData())
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "parameterNotFoundAction Allow must admit a request whose param is missing")
+		gomega.Expect(got.Data).To(gomega.Equal(subjectData().Data), "a binding without its param must not mutate")
+	})
+
+	ginkgo.It("params: with the binding's param missing, parameterNotFoundAction Deny denies the request naming policy and binding", func(ctx ginkgo.SpecContext) {
+		// A binding whose param is missing and whose
+		// parameterNotFoundAction is Deny is a configuration error, judged
+		// by failurePolicy Fail: the request is denied.
+		s := mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			ParamKind:     paramKindSA,
+			Mutations:     []mutatingpolicy.Mutation{applyConfiguration(`Object{data: {"param": string(params.metadata.name)}}`)},
+		}
+		gomega.Expect(mapWith(ctx, f, "denied-param", s, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{ParamRef: &admissionregistrationv1.ParamRef{
+			Name: "absent", ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)}})).To(gomega.Succeed())
+		_, err := create(ctx, subjectData())
+		gomega.Expect(err).To(gomega.HaveOccurred(), "parameterNotFoundAction Deny must deny a request whose param is missing")
+		var status apierrors.APIStatus
+		gomega.Expect(errors.As(err, &status)).To(gomega.BeTrue(), "a denial must be a Status, got %T", err)
+		name := policyName(f, "denied-param")
+		gomega.Expect(status.Status().Message).To(gomega.HaveSuffix("policy '"+name+"' with binding '"+name+"' denied request: "+
+			"failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"),
+			"the denial must name the policy, the binding and the missing param (code %d, reason %s)", status.Status().Code, status.Status().Reason)
+	})
+
 	ginkgo.It("matchConditions: a request a condition excludes is not mutated", func(ctx ginkgo.SpecContext) {
 		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy:   ptr.To(admissionregistrationv1.Fail),

@@ -92,7 +92,9 @@ var _ = harness.Describe(staticFileForms, func(f *harness.Framework) {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		dirs := staticDirs(f)
 		for _, d := range dirs {
-			sub := filepath.Join(d[cluster.StaticValidatingPolicy], f.Namespace+"-subdir")
+			// Named like a manifest file, so only its being a directory
+			// keeps the loader out of it.
+			sub := filepath.Join(d[cluster.StaticValidatingPolicy], f.Namespace+"-subdir.yaml")
 			gomega.Expect(os.MkdirAll(sub, 0o755)).To(gomega.Succeed())
 			ginkgo.DeferCleanup(os.RemoveAll, sub)
 			gomega.Expect(os.WriteFile(filepath.Join(sub, "policy.yaml"), body, 0o644)).To(gomega.Succeed())
