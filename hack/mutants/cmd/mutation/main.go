@@ -30,6 +30,7 @@ type options struct {
 	repo, dir, workDir, out string
 	only                    []string
 	timeout                 time.Duration
+	lock                    string
 	baseline                bool
 }
 
@@ -59,6 +60,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.out, "out", "", "also write the table here (default WORKDIR/table.md)")
 	fs.StringVar(&only, "only", "", "comma-separated mutant names (default all)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "limit for one mutant's run")
+	fs.StringVar(&o.lock, "lock", "", "a file to hold with flock during each run, so other timing-sensitive runs that take it never overlap")
 	fs.BoolVar(&o.baseline, "baseline", true, "first run the specs on the unmodified build; specs failing there count for no mutant")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -124,7 +126,7 @@ func run(ctx context.Context, o options) (int, error) {
 		if _, err := w.Build(ctx); err != nil {
 			return 2, fmt.Errorf("baseline build: %w", err)
 		}
-		res, err := runSpecs(ctx, w, "baseline", mutants.Mutant{Specs: specs}, o.timeout)
+		res, err := runSpecs(ctx, w, "baseline", mutants.Mutant{Specs: specs}, o.timeout, o.lock)
 		if err != nil {
 			return 2, fmt.Errorf("baseline run: %w", err)
 		}
@@ -143,7 +145,7 @@ func run(ctx context.Context, o options) (int, error) {
 		if ctx.Err() != nil {
 			break
 		}
-		v := judgeOne(ctx, w, m, flaky, o.timeout)
+		v := judgeOne(ctx, w, m, flaky, o.timeout, o.lock)
 		verdicts = append(verdicts, v)
 		logf("[%d/%d] %s: %s %s (build %s, run %s)", i+1, len(selected), m.Name, v.Outcome,
 			strings.Join(v.Killers, ","), v.Build.Round(time.Second), v.Run.Round(time.Second))
@@ -177,7 +179,7 @@ func run(ctx context.Context, o options) (int, error) {
 }
 
 // judgeOne applies m, builds, runs its specs and restores the source.
-func judgeOne(ctx context.Context, w *mutants.WorkDir, m mutants.Mutant, flaky map[string]bool, timeout time.Duration) mutants.Verdict {
+func judgeOne(ctx context.Context, w *mutants.WorkDir, m mutants.Mutant, flaky map[string]bool, timeout time.Duration, lock string) mutants.Verdict {
 	if m.Equivalent != "" && len(m.Specs) == 0 {
 		return mutants.Verdict{Mutant: m, Outcome: mutants.Equivalent}
 	}
@@ -194,7 +196,7 @@ func judgeOne(ctx context.Context, w *mutants.WorkDir, m mutants.Mutant, flaky m
 		return mutants.Verdict{Mutant: m, Outcome: mutants.NoVerdict, Detail: "build failed: " + firstLine(err.Error()), Build: took}
 	}
 	start := time.Now()
-	res, err := runSpecs(ctx, w, m.Name, m, timeout)
+	res, err := runSpecs(ctx, w, m.Name, m, timeout, lock)
 	v := mutants.Judge(m, res, flaky)
 	if err != nil && v.Outcome != mutants.Killed {
 		v.Outcome, v.Detail = mutants.NoVerdict, firstLine(err.Error())
@@ -207,8 +209,8 @@ func judgeOne(ctx context.Context, w *mutants.WorkDir, m mutants.Mutant, flaky m
 }
 
 // runSpecs runs m's specs with the built binary and reads its results.
-func runSpecs(ctx context.Context, w *mutants.WorkDir, name string, m mutants.Mutant, timeout time.Duration) (results.Results, error) {
-	return w.Run(ctx, mutants.RunRequest{Name: name, LabelFilter: m.LabelFilter(), Args: m.RunArgs, Timeout: timeout})
+func runSpecs(ctx context.Context, w *mutants.WorkDir, name string, m mutants.Mutant, timeout time.Duration, lock string) (results.Results, error) {
+	return w.Run(ctx, mutants.RunRequest{Name: name, LabelFilter: m.LabelFilter(), Args: m.RunArgs, Timeout: timeout, Lock: lock})
 }
 
 func unionSpecs(ms []mutants.Mutant) []string {
