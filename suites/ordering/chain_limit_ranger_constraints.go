@@ -2,13 +2,10 @@ package ordering
 
 import (
 	"context"
-	"errors"
-	"net/http"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -114,7 +111,7 @@ var _ = harness.Describe(limitRangerConstraints, func(f *harness.Framework) {
 				sidecar(pod("sidecar-above-max", []corev1.ResourceRequirements{cpu("600m", "1")}, &[]corev1.ResourceRequirements{cpu("600m", "1")}[0]))},
 		} {
 			err := createPod(ctx, tc.pod)
-			expectLimitRangerRefusal(err, tc.what, `pods "`+tc.pod.Name+`" is forbidden: `+tc.message)
+			expectForbidden(err, tc.what, `pods "`+tc.pod.Name+`" is forbidden: `+tc.message)
 		}
 		// The control: a pod within every constraint, with two containers
 		// and an init container, is admitted.
@@ -138,7 +135,7 @@ var _ = harness.Describe(limitRangerConstraints, func(f *harness.Framework) {
 			_, err := f.Client.CoreV1().Pods(f.Namespace).UpdateResize(ctx, r.Name, r, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 			return err
 		}
-		expectLimitRangerRefusal(resize("1", "1200m"), "a resize above the container max",
+		expectForbidden(resize("1", "1200m"), "a resize above the container max",
 			`pods "resizable" is forbidden: maximum cpu usage per Container is 1, but limit is 1200m`)
 		gomega.Expect(resize("400m", "800m")).To(gomega.Succeed(), "a resize within every constraint must be admitted")
 	})
@@ -163,7 +160,7 @@ var _ = harness.Describe(limitRangerConstraints, func(f *harness.Framework) {
 	ginkgo.It("lists every constraint a pod breaks", func(ctx ginkgo.SpecContext) {
 		setUp(ctx)
 		err := createPod(ctx, pod("several", []corev1.ResourceRequirements{cpu("50m", "1")}, nil))
-		expectLimitRangerRefusal(err, "a container below the min and above the ratio",
+		expectForbidden(err, "a container below the min and above the ratio",
 			`pods "several" is forbidden: [minimum cpu usage per Container is 100m, but request is 50m, `+
 				`cpu max limit to request ratio per Container is 2, but provided ratio is 20.000000]`)
 	})
@@ -180,22 +177,10 @@ var _ = harness.Describe(limitRangerConstraints, func(f *harness.Framework) {
 			_, err := f.Client.CoreV1().PersistentVolumeClaims(f.Namespace).Create(ctx, c, dryRun)
 			return err
 		}
-		expectLimitRangerRefusal(create(claim("small", "500Mi")), "a claim below the min",
+		expectForbidden(create(claim("small", "500Mi")), "a claim below the min",
 			`persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi`)
-		expectLimitRangerRefusal(create(claim("large", "5Gi")), "a claim above the max",
+		expectForbidden(create(claim("large", "5Gi")), "a claim above the max",
 			`persistentvolumeclaims "large" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi`)
 		gomega.Expect(create(claim("between", "1500Mi"))).To(gomega.Succeed(), "a claim between min and max must be admitted")
 	})
 })
-
-// expectLimitRangerRefusal asserts err is LimitRanger's 403 Forbidden with
-// message.
-func expectLimitRangerRefusal(err error, what, message string) {
-	gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "%s must be refused (%s)", what, message)
-	var status apierrors.APIStatus
-	gomega.ExpectWithOffset(1, errors.As(err, &status)).To(gomega.BeTrue(), "a refusal must be a Status, got %T: %v", err, err)
-	s := status.Status()
-	gomega.ExpectWithOffset(1, s.Code).To(gomega.Equal(int32(http.StatusForbidden)), "%s: %v", what, err)
-	gomega.ExpectWithOffset(1, s.Reason).To(gomega.Equal(metav1.StatusReasonForbidden), "%s: %v", what, err)
-	gomega.ExpectWithOffset(1, s.Message).To(gomega.Equal(message), "%s: LimitRanger's message, got %q", what, s.Message)
-}

@@ -3,7 +3,6 @@ package ordering
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -12,9 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/enforce"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
@@ -44,38 +41,22 @@ var _ = harness.Describe(resourceQuotaConstraints, func(f *harness.Framework) {
 		return corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}
 	}
 	// inForce creates quota and returns once every apiserver replica
-	// enforces it: until the quota controller has written its status and
-	// the replica has seen it, the plugin answers "status unknown for
-	// quota" for what the quota tracks. refused is a dry-run pod the quota
-	// in force refuses ("exceeded quota" or "failed quota").
+	// refuses refused, a dry-run pod the quota in force refuses ("exceeded
+	// quota" or "failed quota" naming it); a replica that admits it has not
+	// listed the quota yet.
 	inForce := func(ctx ginkgo.SpecContext, quota *corev1.ResourceQuota, refused *corev1.Pod) {
-		_, err := f.Client.CoreV1().ResourceQuotas(f.Namespace).Create(ctx, quota, metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		created := time.Now()
-		_, err = enforce.OnEveryReplica(ctx, created, f.Replicas, f.Bounds.ObjectState.Duration, f.Bounds.PollInterval.Duration,
-			func(ctx context.Context, rc *rest.Config) (bool, error) {
-				client, err := kubernetes.NewForConfig(rc)
-				if err != nil {
-					return false, err
-				}
-				_, err = client.CoreV1().Pods(f.Namespace).Create(ctx, refused.DeepCopy(), dryRun)
-				switch {
-				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "status unknown for quota"):
-					return false, nil
-				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "quota: "+quota.Name):
-					return true, nil
-				case err == nil:
-					// Not yet listed by this replica's quota informer.
-					return false, nil
-				}
-				return false, err
-			})
+		err := createQuotaInForce(ctx, f, quota, func(ctx context.Context, client kubernetes.Interface) (bool, error) {
+			_, err := client.CoreV1().Pods(f.Namespace).Create(ctx, refused.DeepCopy(), dryRun)
+			switch {
+			case err == nil:
+				return false, nil
+			case apierrors.IsForbidden(err) && (strings.Contains(err.Error(), "exceeded quota: "+quota.Name) ||
+				strings.Contains(err.Error(), "failed quota: "+quota.Name)):
+				return true, nil
+			}
+			return false, err
+		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the quota %s must be in force on every apiserver", quota.Name)
-	}
-	expectQuotaRefusal := func(err error, what, message string) {
-		gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "%s must be refused (%s)", what, message)
-		gomega.ExpectWithOffset(1, apierrors.IsForbidden(err)).To(gomega.BeTrue(), "%s: a quota refusal is 403 Forbidden, got %v", what, err)
-		gomega.ExpectWithOffset(1, err.Error()).To(gomega.Equal(message), "%s: the quota's message", what)
 	}
 
 	ginkgo.It("refuses a pod without the limit a quota tracks, naming the resource and the container", func(ctx ginkgo.SpecContext) {
@@ -83,7 +64,7 @@ var _ = harness.Describe(resourceQuotaConstraints, func(f *harness.Framework) {
 		inForce(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "cpu-limits"},
 			Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceLimitsCPU: resource.MustParse("2")}}}, noLimits)
 		_, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, noLimits, dryRun)
-		expectQuotaRefusal(err, "a pod without a cpu limit",
+		expectForbidden(err, "a pod without a cpu limit",
 			`pods "no-limits" is forbidden: failed quota: cpu-limits: must specify limits.cpu for: main`)
 		limited := pod("limited", corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
@@ -106,7 +87,7 @@ var _ = harness.Describe(resourceQuotaConstraints, func(f *harness.Framework) {
 			bestEffort := pod("best-effort", corev1.ResourceRequirements{})
 			inForce(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "best-effort"}, Spec: tc.spec}, bestEffort)
 			_, err := f.Client.CoreV1().Pods(f.Namespace).Create(ctx, bestEffort, dryRun)
-			expectQuotaRefusal(err, "a BestEffort pod",
+			expectForbidden(err, "a BestEffort pod",
 				`pods "best-effort" is forbidden: exceeded quota: best-effort, requested: pods=1, used: pods=0, limited: pods=0`)
 			_, err = f.Client.CoreV1().Pods(f.Namespace).Create(ctx, pod("burstable", requests("100m")), dryRun)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a Burstable pod is outside the quota's scope and must be admitted")
@@ -134,7 +115,7 @@ var _ = harness.Describe(resourceQuotaConstraints, func(f *harness.Framework) {
 			return err != nil
 		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).
 			Should(gomega.BeTrue(), "a resize adding 1 cpu to the 500m charged must be refused by the 1 cpu quota")
-		expectQuotaRefusal(err, "a resize to 1500m",
+		expectForbidden(err, "a resize to 1500m",
 			`pods "resizable" is forbidden: exceeded quota: cpu-requests, requested: requests.cpu=1, used: requests.cpu=500m, limited: requests.cpu=1`)
 		gomega.Expect(resize("1")).To(gomega.Succeed(), "a resize adding 500m, up to the quota's 1 cpu, must be admitted")
 	})

@@ -2,8 +2,6 @@ package ordering
 
 import (
 	"context"
-	"strings"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -12,9 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/enforce"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -35,17 +31,23 @@ var resourceQuotaJudgesMutations = spec.Spec{
 
 var _ = harness.Describe(resourceQuotaJudgesMutations, func(f *harness.Framework) {
 	// createQuota creates the quota (1Gi of requests.storage) and returns
-	// once it is in force on every apiserver replica. Until the quota
-	// controller has written its status, and the replica's informer has
-	// seen that status, the plugin rejects every claim ("status unknown for
-	// quota"): a dry-run probe claim, labelled as a marker so no webhook
-	// sees it, is admitted by every replica once the quota is in force.
+	// once it is in force on every apiserver replica: a dry-run probe claim,
+	// labelled as a marker so no webhook sees it, is admitted by every
+	// replica once the quota is in force (see createQuotaInForce).
 	createQuota := func(ctx ginkgo.SpecContext) *corev1.ResourceQuota {
 		var quota corev1.ResourceQuota
 		gomega.Expect(fixture(f, "ordering/resourcequota.yaml", &quota, "")).To(gomega.Succeed())
-		_, err := f.Client.CoreV1().ResourceQuotas(f.Namespace).Create(ctx, &quota, metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		created := time.Now()
+		err := createQuotaInForce(ctx, f, quota.DeepCopy(), func(ctx context.Context, client kubernetes.Interface) (bool, error) {
+			var probe corev1.PersistentVolumeClaim
+			if err := fixture(f, "ordering/pvc.yaml", &probe, ""); err != nil {
+				return false, err
+			}
+			probe.Name, probe.GenerateName = "", "quota-probe-"
+			probe.Labels = map[string]string{harness.MarkerLabel: f.Namespace + "-quota-probe"}
+			_, err := client.CoreV1().PersistentVolumeClaims(f.Namespace).Create(ctx, &probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err == nil, err
+		})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the quota must be in force on every apiserver")
 		gomega.Eventually(ctx, func(ctx ginkgo.SpecContext) (corev1.ResourceList, error) {
 			q, err := f.Client.CoreV1().ResourceQuotas(f.Namespace).Get(ctx, quota.Name, metav1.GetOptions{})
 			if err != nil {
@@ -54,25 +56,6 @@ var _ = harness.Describe(resourceQuotaJudgesMutations, func(f *harness.Framework
 			return q.Status.Used, nil
 		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).
 			Should(gomega.HaveKey(corev1.ResourceRequestsStorage), "the quota controller must fill in the quota's status")
-		_, err = enforce.OnEveryReplica(ctx, created, f.Replicas, f.Bounds.ObjectState.Duration, f.Bounds.PollInterval.Duration,
-			func(ctx context.Context, rc *rest.Config) (bool, error) {
-				client, err := kubernetes.NewForConfig(rc)
-				if err != nil {
-					return false, err
-				}
-				var probe corev1.PersistentVolumeClaim
-				if err := fixture(f, "ordering/pvc.yaml", &probe, ""); err != nil {
-					return false, err
-				}
-				probe.Name, probe.GenerateName = "", "quota-probe-"
-				probe.Labels = map[string]string{harness.MarkerLabel: f.Namespace + "-quota-probe"}
-				_, err = client.CoreV1().PersistentVolumeClaims(f.Namespace).Create(ctx, &probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-				if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "status unknown for quota") {
-					return false, nil
-				}
-				return err == nil, err
-			})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the quota must be in force on every apiserver")
 		return &quota
 	}
 	// rewriteStorage registers a mutating webhook that sets every claim's

@@ -286,77 +286,68 @@ var _ = harness.Describe(webhookConfigurationValidation, func(f *harness.Framewo
 		}
 	})
 
-	ginkgo.It("an update leaving a webhook no admissionReviewVersion the apiserver speaks: refused naming webhooks[0].admissionReviewVersions", func(ctx ginkgo.SpecContext) {
+	// refusedUpdates are the rules an update of a configuration that
+	// keeps them may not break: each update edits the stored webhooks
+	// (a dry run) and must be refused naming the field.
+	type refusedUpdate struct {
+		what          string
+		edit          func([]admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook
+		field, detail string
+	}
+	brokenCondition := []admissionregistrationv1.MatchCondition{{Name: "broken", Expression: "object.metadata.name =="}}
+	invalidValue := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: "k", Operator: metav1.LabelSelectorOpIn, Values: []string{"not a label value"}}}}
+	for _, tc := range []struct {
+		name    string
+		updates []refusedUpdate
+	}{
 		// Unrecognized versions alone stay allowed only in configurations
 		// that already had them; one whose webhooks all name a version the
 		// apiserver speaks may not lose it.
-		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
-			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-review-versions", stored())
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
-			err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+		{"an update leaving a webhook no admissionReviewVersion the apiserver speaks: refused naming webhooks[0].admissionReviewVersions",
+			[]refusedUpdate{{"to admissionReviewVersions [v0]", func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
 				hooks[0].AdmissionReviewVersions = []string{"v0"}
 				return hooks
-			})
-			expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration to admissionReviewVersions [v0]", phase),
-				"webhooks[0].admissionReviewVersions", "must include at least one of v1, v1beta1")
-		}
-	})
-
-	ginkgo.It("an update giving a selector's matchExpressions an invalid label value: refused naming the value", func(ctx ginkgo.SpecContext) {
+			}, "webhooks[0].admissionReviewVersions", "must include at least one of v1, v1beta1"}}},
 		// Invalid values in matchExpressions stay allowed only in
 		// configurations that already had one; a configuration whose
 		// selectors are all valid may not gain one, in either selector.
-		invalid := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-			Key: "k", Operator: metav1.LabelSelectorOpIn, Values: []string{"not a label value"}}}}
-		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
-			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-selector-values", stored())
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
-			for _, selector := range []string{"namespaceSelector", "objectSelector"} {
-				err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
-					if selector == "namespaceSelector" {
-						hooks[0].NamespaceSelector = invalid
-					} else {
-						hooks[0].ObjectSelector = invalid
-					}
-					return hooks
-				})
-				expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration giving its %s an invalid value", phase, selector),
-					"webhooks[0]."+selector+".matchExpressions[0].values[0]", "Invalid value")
-			}
-		}
-	})
-
-	ginkgo.It("an update changing a webhook's matchCondition to one that does not compile: refused naming webhooks[0].matchConditions[0].expression", func(ctx ginkgo.SpecContext) {
-		// The webhooks are the same ones; their matchConditions changed, so
-		// they are compiled again.
-		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
-			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-changed-conditions", stored())
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
-			err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
-				hooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "broken", Expression: "object.metadata.name =="}}
+		{"an update giving a selector's matchExpressions an invalid label value: refused naming the value", []refusedUpdate{
+			{"giving its namespaceSelector an invalid value", func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+				hooks[0].NamespaceSelector = invalidValue
 				return hooks
-			})
-			expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration changing a webhook's matchCondition to a broken one", phase),
-				"webhooks[0].matchConditions[0].expression", "compilation failed")
-		}
-	})
-
-	ginkgo.It("an update adding a webhook whose matchCondition does not compile: refused naming webhooks[1].matchConditions[0].expression", func(ctx ginkgo.SpecContext) {
-		// On update the apiserver skips compiling matchConditions only when
-		// no webhook's changed; adding a webhook changes them.
-		for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
-			update, err := createForUpdate(ctx, f, phase, f.Namespace+"-conditions", stored())
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
-			err = update(ctx, func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+			}, "webhooks[0].namespaceSelector.matchExpressions[0].values[0]", "Invalid value"},
+			{"giving its objectSelector an invalid value", func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+				hooks[0].ObjectSelector = invalidValue
+				return hooks
+			}, "webhooks[0].objectSelector.matchExpressions[0].values[0]", "Invalid value"},
+		}},
+		// The apiserver skips compiling matchConditions on update only when
+		// no webhook's changed: changing one, or adding a webhook, changes
+		// them.
+		{"an update changing a webhook's matchCondition to one that does not compile: refused naming webhooks[0].matchConditions[0].expression",
+			[]refusedUpdate{{"changing a webhook's matchCondition to a broken one", func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
+				hooks[0].MatchConditions = brokenCondition
+				return hooks
+			}, "webhooks[0].matchConditions[0].expression", "compilation failed"}}},
+		{"an update adding a webhook whose matchCondition does not compile: refused naming webhooks[1].matchConditions[0].expression",
+			[]refusedUpdate{{"adding a webhook with a broken matchCondition", func(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.ValidatingWebhook {
 				added := stored()
 				added.Name = "added." + f.Namespace + ".admission-conformance.io"
-				added.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "broken", Expression: "object.metadata.name =="}}
+				added.MatchConditions = brokenCondition
 				return append(hooks, added)
-			})
-			expectRefusedNaming(err, fmt.Sprintf("an update of a %s configuration adding a webhook with a broken matchCondition", phase),
-				"webhooks[1].matchConditions[0].expression", "compilation failed")
-		}
-	})
+			}, "webhooks[1].matchConditions[0].expression", "compilation failed"}}},
+	} {
+		ginkgo.It(tc.name, func(ctx ginkgo.SpecContext) {
+			for _, phase := range []fakewebhook.Phase{fakewebhook.Mutating, fakewebhook.Validating} {
+				update, err := createForUpdate(ctx, f, phase, f.Namespace+"-update", stored())
+				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create a %s configuration", phase)
+				for _, u := range tc.updates {
+					expectRefusedNaming(update(ctx, u.edit), fmt.Sprintf("an update of a %s configuration %s", phase, u.what), u.field, u.detail)
+				}
+			}
+		})
+	}
 
 	for _, tc := range webhookConfigCases {
 		verdict := "refused naming " + tc.field

@@ -38,7 +38,7 @@ import (
 
 type options struct {
 	repo, coverageDir, workDir, out, lock string
-	sample, shrink                        int
+	sample                                int
 	seed                                  int64
 	only                                  map[int]bool
 	timeout                               time.Duration
@@ -81,7 +81,6 @@ func parseFlags(args []string) (options, error) {
 	var skip string
 	fs.StringVar(&skip, "skip-specs", "", "comma-separated specs left out of every selection, as if the suite had not them (the score before they were written)")
 	fs.BoolVar(&o.resume, "resume", false, "run only the mutants of the kept sample without a verdict yet")
-	fs.IntVar(&o.shrink, "shrink", 0, "keep only the first N mutants of the kept sample and their verdicts (the same seed draws exactly those N: a sample of N); --sample must then be N")
 	fs.BoolVar(&o.redraw, "redraw", false, "draw a new sample even if a kept one exists for this seed and these modules (its verdicts are dropped)")
 	fs.BoolVar(&o.baseline, "baseline", true, "first run every selected spec without a mutant; specs failing there count for no mutant")
 	if err := fs.Parse(args); err != nil {
@@ -323,9 +322,6 @@ func keptSample(o options) (*generate.Kept, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := shrink(&k, o); err != nil {
-		return nil, err
-	}
 	same := k.Seed == o.seed && len(k.Sample) == o.sample
 	for m, v := range moduleVersions(o.repo) {
 		same = same && k.Modules[m] == v
@@ -337,27 +333,6 @@ func keptSample(o options) (*generate.Kept, error) {
 		return nil, nil
 	}
 	return &k, nil
-}
-
-// shrink keeps the first o.shrink mutants of k's sample and their
-// verdicts: Sample draws a prefix of one seeded permutation, so they are the
-// sample the same seed draws for that size.
-func shrink(k *generate.Kept, o options) error {
-	if o.shrink <= 0 || o.shrink >= len(k.Sample) {
-		return nil
-	}
-	if o.shrink != o.sample {
-		return fmt.Errorf("--shrink %d needs --sample %d (MUTATION_SAMPLE=%d)", o.shrink, o.shrink, o.shrink)
-	}
-	k.Sample = k.Sample[:o.shrink]
-	var kept []generate.Verdict
-	for _, v := range k.Verdicts {
-		if v.ID <= o.shrink {
-			kept = append(kept, v)
-		}
-	}
-	k.Verdicts = kept
-	return nil
 }
 
 func selectedCount(ms []generate.Mutant, only map[int]bool) int {
@@ -747,9 +722,6 @@ func moduleVersions(repo string) map[string]string {
 func retable(o options) (int, error) {
 	kept, err := generate.ReadKept(filepath.Join(o.out, "verdicts.json"))
 	if err != nil {
-		return 2, err
-	}
-	if err := shrink(&kept, o); err != nil {
 		return 2, err
 	}
 	equivalent, err := generate.ReadEquivalent(filepath.Join(o.out, "equivalent.yaml"))
