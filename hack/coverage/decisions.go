@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -44,6 +45,12 @@ type Decision struct {
 	// Funcs are path.Match patterns of the function name, "Type.Method" or
 	// "Func" (any if empty).
 	Funcs []string `json:"funcs,omitempty"`
+	// Lines are line ranges of the pinned source, "231-234" or "306": a
+	// block matches when it starts inside one. They decide single blocks
+	// inside a function a spec covers otherwise (an internal error path in
+	// a function whose other branches a request reaches); they go with one
+	// file name and no pattern, since line numbers hold for one file.
+	Lines []string `json:"lines,omitempty"`
 	// Decision is the kind.
 	Decision Kind `json:"decision"`
 	// Specs are the specs that cover the blocks elsewhere (Kind Spec).
@@ -56,7 +63,37 @@ type Decision struct {
 func (d Decision) Matches(b Block) bool {
 	return anyMatch(d.Packages, b.Package(), true) &&
 		(len(d.Files) == 0 || anyMatch(d.Files, path.Base(b.File), false)) &&
-		(len(d.Funcs) == 0 || anyMatch(d.Funcs, b.Func, false))
+		(len(d.Funcs) == 0 || anyMatch(d.Funcs, b.Func, false)) &&
+		(len(d.Lines) == 0 || inLines(d.Lines, b.StartLine))
+}
+
+// inLines reports whether line lies in one of the ranges (validated).
+func inLines(ranges []string, line int) bool {
+	for _, r := range ranges {
+		from, to, _ := lineRange(r)
+		if line >= from && line <= to {
+			return true
+		}
+	}
+	return false
+}
+
+// lineRange parses "231-234" or "306".
+func lineRange(r string) (from, to int, err error) {
+	a, b, isRange := strings.Cut(r, "-")
+	if from, err = strconv.Atoi(a); err != nil {
+		return 0, 0, fmt.Errorf("line range %q: want N or N-M", r)
+	}
+	to = from
+	if isRange {
+		if to, err = strconv.Atoi(b); err != nil {
+			return 0, 0, fmt.Errorf("line range %q: want N or N-M", r)
+		}
+	}
+	if from < 1 || to < from {
+		return 0, 0, fmt.Errorf("line range %q: want 1 <= N <= M", r)
+	}
+	return from, to, nil
 }
 
 func anyMatch(patterns []string, s string, tree bool) bool {
@@ -92,6 +129,16 @@ func (d Decision) Validate() error {
 		}
 	default:
 		return fmt.Errorf("decision must be %s, %s, %s or %s, got %q", OutOfScope, Unreachable, Spec, Gap, d.Decision)
+	}
+	if len(d.Lines) > 0 {
+		if len(d.Packages) != 1 || len(d.Files) != 1 || strings.ContainsAny(d.Packages[0]+d.Files[0], "*?[") || strings.HasSuffix(d.Packages[0], "/...") {
+			return errors.New("lines go with exactly one package and one file name, no patterns")
+		}
+		for _, r := range d.Lines {
+			if _, _, err := lineRange(r); err != nil {
+				return err
+			}
+		}
 	}
 	for _, ps := range [][]string{d.Packages, d.Files, d.Funcs} {
 		for _, p := range ps {

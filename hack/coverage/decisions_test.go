@@ -95,7 +95,7 @@ func load(t *testing.T) (Snapshot, Decisions) {
 }
 
 func TestDecisionMatching(t *testing.T) {
-	b := Block{File: "k8s.io/apiserver/pkg/admission/plugin/webhook/mutating/dispatcher.go", Func: "mutatingDispatcher.Dispatch"}
+	b := Block{File: "k8s.io/apiserver/pkg/admission/plugin/webhook/mutating/dispatcher.go", Func: "mutatingDispatcher.Dispatch", StartLine: 41, EndLine: 44}
 	cases := []struct {
 		d    Decision
 		want bool
@@ -108,6 +108,9 @@ func TestDecisionMatching(t *testing.T) {
 		{Decision{Packages: []string{"k8s.io/apiserver/pkg/admission/..."}, Files: []string{"plugin.go"}}, false},
 		{Decision{Packages: []string{"k8s.io/apiserver/pkg/admission/..."}, Funcs: []string{"mutatingDispatcher.*"}}, true},
 		{Decision{Packages: []string{"k8s.io/apiserver/pkg/admission/..."}, Funcs: []string{"Dispatch"}}, false},
+		{Decision{Packages: []string{"k8s.io/apiserver/pkg/admission/plugin/webhook/mutating"}, Files: []string{"dispatcher.go"}, Lines: []string{"1", "40-42"}}, true},
+		{Decision{Packages: []string{"k8s.io/apiserver/pkg/admission/plugin/webhook/mutating"}, Files: []string{"dispatcher.go"}, Lines: []string{"42"}}, false},
+		{Decision{Packages: []string{"k8s.io/apiserver/pkg/admission/plugin/webhook/mutating"}, Files: []string{"dispatcher.go"}, Lines: []string{"38-40"}}, false},
 	}
 	for i, c := range cases {
 		if got := c.d.Matches(b); got != c.want {
@@ -135,6 +138,11 @@ func TestDecisionValidation(t *testing.T) {
 		{Packages: []string{"p"}, Decision: Spec, Reason: "r"},
 		{Packages: []string{"p"}, Decision: Unreachable, Specs: []string{"S"}, Reason: "r"},
 		{Packages: []string{"p["}, Decision: Unreachable, Reason: "r"},
+		{Packages: []string{"p"}, Lines: []string{"3"}, Decision: Unreachable, Reason: "r"},
+		{Packages: []string{"p/..."}, Files: []string{"a.go"}, Lines: []string{"3"}, Decision: Unreachable, Reason: "r"},
+		{Packages: []string{"p"}, Files: []string{"*.go"}, Lines: []string{"3"}, Decision: Unreachable, Reason: "r"},
+		{Packages: []string{"p"}, Files: []string{"a.go"}, Lines: []string{"3-2"}, Decision: Unreachable, Reason: "r"},
+		{Packages: []string{"p"}, Files: []string{"a.go"}, Lines: []string{"x"}, Decision: Unreachable, Reason: "r"},
 	}
 	for i, d := range bad {
 		if d.Validate() == nil {
