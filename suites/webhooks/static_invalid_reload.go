@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
-	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/metrics"
@@ -25,8 +25,10 @@ import (
 var staticInvalidReload = spec.Spec{
 	ShortName: "StaticInvalidReloadKeepsPrevious",
 	Suite:     "webhooks",
-	Description: "A static manifest that fails validation (a service clientConfig, a paramKind, a name without the " +
-		".static.k8s.io suffix, a binding to a missing policy) leaves the previous set enforced on every replica, counts a " +
+	Description: "A static manifest that fails validation (a service clientConfig in a validating or mutating webhook, a " +
+		"paramKind, a name without the .static.k8s.io suffix, a binding to a missing policy) or the loader's file checks (a " +
+		"document separator followed by text, a document that does not decode, an object of another kind, a name already loaded, a List with a bad item, a file that " +
+		"cannot be read) leaves the previous set enforced on every replica, counts a " +
 		"failed reload at the time it failed while the time of the last successful reload stays that of the good files, and " +
 		"the last-config hash stays the hash of the last good files.",
 	Features: []features.Name{features.StaticAdmissionManifests, features.APIServerMetrics},
@@ -42,11 +44,15 @@ const (
 	lastReloadMetric = "apiserver_manifest_admission_config_controller_automatic_reload_last_timestamp_seconds"
 )
 
-// invalidCase is a file that fails one of the loader's checks.
+// invalidCase is a file that fails one of the loader's checks: objs
+// written as one manifest file, or, for what no object can express (bytes
+// that do not decode, a file that cannot be read), write puts it in place
+// itself (on every replica, removed after the case).
 type invalidCase struct {
 	name   string
 	plugin cluster.StaticPlugin
 	objs   func(f *harness.Framework) []runtime.Object
+	write  func(f *harness.Framework, plugin cluster.StaticPlugin)
 }
 
 var invalidCases = []invalidCase{
@@ -58,22 +64,22 @@ var invalidCases = []invalidCase{
 				Rules:        configMapRules(), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
 				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
 		}}
-	}},
+	}, nil},
 	{"a policy with a paramKind", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
 		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
 		objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy).Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
 		return objs
-	}},
+	}, nil},
 	{"a policy whose name lacks the suffix", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
 		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
 		p := objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy)
 		p.Name = "bad." + f.Namespace + ".example.com"
 		// The binding must not be the broken part: it is left out.
 		return objs[:1]
-	}},
+	}, nil},
 	{"a binding to a missing policy", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
 		return staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")[1:]
-	}},
+	}, nil},
 }
 
 // failedReloads sums the failed reloads of plugin per apiserver (the
@@ -124,23 +130,12 @@ func expectReloadedBetween(f *harness.Framework, at map[string]time.Time, status
 }
 
 var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
-	for _, c := range invalidCases {
+	for _, c := range slices.Concat(invalidCases, invalidFileCases) {
 		ginkgo.It(c.name+" leaves the previous set enforced and counts a failed reload", func(ctx ginkgo.SpecContext) {
 			dirs := staticDirs(f)
 			good := "good-" + f.Namespace
 			message := "static previous set " + f.Namespace
-			goodObjs := staticDenyPolicy(f, "good", good, message)
-			if c.plugin == cluster.StaticValidatingWebhook {
-				hook, client, err := f.Serve(fakewebhook.Validating, "static-good", fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: message})
-				gomega.Expect(err).NotTo(gomega.HaveOccurred())
-				goodObjs = []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
-					ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "good")},
-					Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: hook.FullName, ClientConfig: client, Rules: configMapRules(),
-						FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
-						AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f),
-						ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: good}}}},
-				}}
-			}
+			goodObjs := goodStaticSet(f, c.plugin, good, message)
 			goodWritten := time.Now()
 			writeStatic(f, c.plugin, "good", goodObjs...)
 			awaitStatic(ctx, f, deniedProbe(f, good, message))
@@ -155,7 +150,11 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 			gomega.Expect(goodLoaded).To(gomega.HaveLen(len(before)), "%s{status=success} must report the good files' reload on every apiserver", lastReloadMetric)
 
 			badWritten := time.Now()
-			writeStatic(f, c.plugin, "bad", c.objs(f)...)
+			if c.write != nil {
+				c.write(f, c.plugin)
+			} else {
+				writeStatic(f, c.plugin, "bad", c.objs(f)...)
+			}
 			gomega.Eventually(ctx, func(ctx context.Context) (map[string]float64, error) {
 				after, err := failedReloads(ctx, f, c.plugin)
 				if err != nil {
