@@ -830,7 +830,8 @@ var (
 func describePolicyValidation(s spec.Spec, kind string) bool {
 	return harness.Describe(s, func(f *harness.Framework) {
 		cases := append(policyConfigCases[:len(policyConfigCases):len(policyConfigCases)], paramsReferenceCases...)
-		for _, tc := range append(cases, policyRuleCases...) {
+		cases = append(cases, policyRuleCases...)
+		for _, tc := range append(cases, policyUpdateCases...) {
 			if !strings.HasPrefix(tc.kind, kind) {
 				continue
 			}
