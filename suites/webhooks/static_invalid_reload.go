@@ -26,7 +26,9 @@ var staticInvalidReload = spec.Spec{
 	ShortName: "StaticInvalidReloadKeepsPrevious",
 	Suite:     "webhooks",
 	Description: "A static manifest that fails validation (a service clientConfig, a paramKind, a name without the " +
-		".static.k8s.io suffix, a binding to a missing policy) leaves the previous set enforced on every replica, counts a " +
+		".static.k8s.io suffix, a binding to a missing policy, a binding naming a policy without the suffix or with a paramRef, " +
+		"a policy or binding API validation refuses, a document that is no policy or binding, alone or in a v1 List; " +
+		"for validating and mutating policies) leaves the previous set enforced on every replica, counts a " +
 		"failed reload at the time it failed while the time of the last successful reload stays that of the good files, and " +
 		"the last-config hash stays the hash of the last good files.",
 	Features: []features.Name{features.StaticAdmissionManifests, features.APIServerMetrics},
@@ -47,10 +49,12 @@ type invalidCase struct {
 	name   string
 	plugin cluster.StaticPlugin
 	objs   func(f *harness.Framework) []runtime.Object
+	// raw, when set, is the file's content instead of objs.
+	raw func(f *harness.Framework) []byte
 }
 
 var invalidCases = []invalidCase{
-	{"a webhook with a service clientConfig", cluster.StaticValidatingWebhook, func(f *harness.Framework) []runtime.Object {
+	{name: "a webhook with a service clientConfig", plugin: cluster.StaticValidatingWebhook, objs: func(f *harness.Framework) []runtime.Object {
 		return []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
 			ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "bad")},
 			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "bad." + f.Namespace + ".admission-conformance.io",
@@ -59,19 +63,19 @@ var invalidCases = []invalidCase{
 				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
 		}}
 	}},
-	{"a policy with a paramKind", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+	{name: "a policy with a paramKind", plugin: cluster.StaticValidatingPolicy, objs: func(f *harness.Framework) []runtime.Object {
 		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
 		objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy).Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
 		return objs
 	}},
-	{"a policy whose name lacks the suffix", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+	{name: "a policy whose name lacks the suffix", plugin: cluster.StaticValidatingPolicy, objs: func(f *harness.Framework) []runtime.Object {
 		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
 		p := objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy)
 		p.Name = "bad." + f.Namespace + ".example.com"
 		// The binding must not be the broken part: it is left out.
 		return objs[:1]
 	}},
-	{"a binding to a missing policy", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+	{name: "a binding to a missing policy", plugin: cluster.StaticValidatingPolicy, objs: func(f *harness.Framework) []runtime.Object {
 		return staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")[1:]
 	}},
 }
@@ -124,13 +128,17 @@ func expectReloadedBetween(f *harness.Framework, at map[string]time.Time, status
 }
 
 var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
-	for _, c := range invalidCases {
+	for _, c := range append(invalidCases[:len(invalidCases):len(invalidCases)], invalidPolicyFileCases...) {
 		ginkgo.It(c.name+" leaves the previous set enforced and counts a failed reload", func(ctx ginkgo.SpecContext) {
 			dirs := staticDirs(f)
 			good := "good-" + f.Namespace
 			message := "static previous set " + f.Namespace
 			goodObjs := staticDenyPolicy(f, "good", good, message)
-			if c.plugin == cluster.StaticValidatingWebhook {
+			var goodRaw []byte
+			switch c.plugin {
+			case cluster.StaticMutatingPolicy:
+				message, goodRaw = staticFailingMutation(f, "good", good)
+			case cluster.StaticValidatingWebhook:
 				hook, client, err := f.Serve(fakewebhook.Validating, "static-good", fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: message})
 				gomega.Expect(err).NotTo(gomega.HaveOccurred())
 				goodObjs = []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
@@ -142,7 +150,11 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 				}}
 			}
 			goodWritten := time.Now()
-			writeStatic(f, c.plugin, "good", goodObjs...)
+			if goodRaw != nil {
+				writeStaticFile(f, c.plugin, staticFile(f, "good"), goodRaw)
+			} else {
+				writeStatic(f, c.plugin, "good", goodObjs...)
+			}
 			awaitStatic(ctx, f, deniedProbe(f, good, message))
 			goodLoaded, err := lastReloads(ctx, f, c.plugin, "success")
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -155,7 +167,11 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 			gomega.Expect(goodLoaded).To(gomega.HaveLen(len(before)), "%s{status=success} must report the good files' reload on every apiserver", lastReloadMetric)
 
 			badWritten := time.Now()
-			writeStatic(f, c.plugin, "bad", c.objs(f)...)
+			if c.raw != nil {
+				writeStaticFile(f, c.plugin, staticFile(f, "bad"), c.raw(f))
+			} else {
+				writeStatic(f, c.plugin, "bad", c.objs(f)...)
+			}
 			gomega.Eventually(ctx, func(ctx context.Context) (map[string]float64, error) {
 				after, err := failedReloads(ctx, f, c.plugin)
 				if err != nil {
