@@ -829,7 +829,9 @@ var (
 // entry whose kind starts with kind (the policy and its binding).
 func describePolicyValidation(s spec.Spec, kind string) bool {
 	return harness.Describe(s, func(f *harness.Framework) {
-		for _, tc := range append(policyConfigCases[:len(policyConfigCases):len(policyConfigCases)], paramsReferenceCases...) {
+		cases := append(policyConfigCases[:len(policyConfigCases):len(policyConfigCases)], paramsReferenceCases...)
+		cases = append(cases, policyRuleCases...)
+		for _, tc := range append(cases, policyUpdateCases...) {
 			if !strings.HasPrefix(tc.kind, kind) {
 				continue
 			}

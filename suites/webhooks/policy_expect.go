@@ -96,3 +96,16 @@ func expectFieldInvalid(err error, field, detail string) {
 	gomega.ExpectWithOffset(1, causes).To(gomega.ContainElement(gomega.And(gomega.HavePrefix(field+": "), gomega.ContainSubstring(detail))),
 		"the refusal must name field %s (%s)", field, detail)
 }
+
+// expectPolicyDenialContaining is expectPolicyDenial for a message that
+// ends with text the pinned release does not fix (a library's wording):
+// the message must contain prefix.
+func expectPolicyDenialContaining(err error, code int32, reason metav1.StatusReason, prefix string) {
+	gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "the policy must deny the request (%s)", prefix)
+	var status apierrors.APIStatus
+	gomega.ExpectWithOffset(1, errors.As(err, &status)).To(gomega.BeTrue(), "a denial must be a Status, got %T: %v", err, err)
+	s := status.Status()
+	gomega.ExpectWithOffset(1, s.Code).To(gomega.Equal(code), "the denial's HTTP code (reason %s, message %q)", s.Reason, s.Message)
+	gomega.ExpectWithOffset(1, s.Reason).To(gomega.Equal(reason), "the denial's reason (message %q)", s.Message)
+	gomega.ExpectWithOffset(1, s.Message).To(gomega.ContainSubstring(prefix), "the denial's message")
+}

@@ -26,9 +26,11 @@ var staticInvalidReload = spec.Spec{
 	ShortName: "StaticInvalidReloadKeepsPrevious",
 	Suite:     "webhooks",
 	Description: "A static manifest that fails validation (a service clientConfig in a validating or mutating webhook, a " +
-		"paramKind, a name without the .static.k8s.io suffix, a binding to a missing policy) or the loader's file checks (a " +
-		"document separator followed by text, a document that does not decode, an object of another kind, a name already loaded, a List with a bad item, a file that " +
-		"cannot be read) leaves the previous set enforced on every replica, counts a " +
+		"paramKind, a name without the .static.k8s.io suffix, a binding to a missing policy, a binding naming a policy without " +
+		"the suffix or with a paramRef, a policy or binding API validation refuses, a document that is no policy or binding, " +
+		"alone or in a v1 List; for validating and mutating policies) or the loader's file checks (a document separator " +
+		"followed by text, a document that does not decode, an object of another kind, a name already loaded, a List with a " +
+		"bad item, a file that cannot be read) leaves the previous set enforced on every replica, counts a " +
 		"failed reload at the time it failed while the time of the last successful reload stays that of the good files, and " +
 		"the last-config hash stays the hash of the last good files.",
 	Features: []features.Name{features.StaticAdmissionManifests, features.APIServerMetrics},
@@ -44,19 +46,20 @@ const (
 	lastReloadMetric = "apiserver_manifest_admission_config_controller_automatic_reload_last_timestamp_seconds"
 )
 
-// invalidCase is a file that fails one of the loader's checks: objs
-// written as one manifest file, or, for what no object can express (bytes
-// that do not decode, a file that cannot be read), write puts it in place
-// itself (on every replica, removed after the case).
+// invalidCase is a file that fails one of the loader's checks.
 type invalidCase struct {
 	name   string
 	plugin cluster.StaticPlugin
 	objs   func(f *harness.Framework) []runtime.Object
-	write  func(f *harness.Framework, plugin cluster.StaticPlugin)
+	// raw, when set, is the file's content instead of objs.
+	raw func(f *harness.Framework) []byte
+	// write, when set, puts in place what no file content can express (a
+	// file that cannot be read) on every replica, removed after the case.
+	write func(f *harness.Framework, plugin cluster.StaticPlugin)
 }
 
 var invalidCases = []invalidCase{
-	{"a webhook with a service clientConfig", cluster.StaticValidatingWebhook, func(f *harness.Framework) []runtime.Object {
+	{name: "a webhook with a service clientConfig", plugin: cluster.StaticValidatingWebhook, objs: func(f *harness.Framework) []runtime.Object {
 		return []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
 			ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "bad")},
 			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "bad." + f.Namespace + ".admission-conformance.io",
@@ -64,22 +67,22 @@ var invalidCases = []invalidCase{
 				Rules:        configMapRules(), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
 				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
 		}}
-	}, nil},
-	{"a policy with a paramKind", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+	}},
+	{name: "a policy with a paramKind", plugin: cluster.StaticValidatingPolicy, objs: func(f *harness.Framework) []runtime.Object {
 		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
 		objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy).Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
 		return objs
-	}, nil},
-	{"a policy whose name lacks the suffix", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+	}},
+	{name: "a policy whose name lacks the suffix", plugin: cluster.StaticValidatingPolicy, objs: func(f *harness.Framework) []runtime.Object {
 		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
 		p := objs[0].(*admissionregistrationv1.ValidatingAdmissionPolicy)
 		p.Name = "bad." + f.Namespace + ".example.com"
 		// The binding must not be the broken part: it is left out.
 		return objs[:1]
-	}, nil},
-	{"a binding to a missing policy", cluster.StaticValidatingPolicy, func(f *harness.Framework) []runtime.Object {
+	}},
+	{name: "a binding to a missing policy", plugin: cluster.StaticValidatingPolicy, objs: func(f *harness.Framework) []runtime.Object {
 		return staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")[1:]
-	}, nil},
+	}},
 }
 
 // failedReloads sums the failed reloads of plugin per apiserver (the
@@ -130,14 +133,24 @@ func expectReloadedBetween(f *harness.Framework, at map[string]time.Time, status
 }
 
 var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
-	for _, c := range slices.Concat(invalidCases, invalidFileCases) {
+	for _, c := range slices.Concat(invalidCases, invalidFileCases, invalidPolicyFileCases) {
 		ginkgo.It(c.name+" leaves the previous set enforced and counts a failed reload", func(ctx ginkgo.SpecContext) {
 			dirs := staticDirs(f)
 			good := "good-" + f.Namespace
 			message := "static previous set " + f.Namespace
-			goodObjs := goodStaticSet(f, c.plugin, good, message)
+			var goodObjs []runtime.Object
+			var goodRaw []byte
+			if c.plugin == cluster.StaticMutatingPolicy {
+				message, goodRaw = staticFailingMutation(f, "good", good)
+			} else {
+				goodObjs = goodStaticSet(f, c.plugin, good, message)
+			}
 			goodWritten := time.Now()
-			writeStatic(f, c.plugin, "good", goodObjs...)
+			if goodRaw != nil {
+				writeStaticFile(f, c.plugin, staticFile(f, "good"), goodRaw)
+			} else {
+				writeStatic(f, c.plugin, "good", goodObjs...)
+			}
 			awaitStatic(ctx, f, deniedProbe(f, good, message))
 			goodLoaded, err := lastReloads(ctx, f, c.plugin, "success")
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -152,6 +165,8 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 			badWritten := time.Now()
 			if c.write != nil {
 				c.write(f, c.plugin)
+			} else if c.raw != nil {
+				writeStaticFile(f, c.plugin, staticFile(f, "bad"), c.raw(f))
 			} else {
 				writeStatic(f, c.plugin, "bad", c.objs(f)...)
 			}

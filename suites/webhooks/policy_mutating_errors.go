@@ -1,0 +1,155 @@
+package webhooks
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
+	"github.com/admission-conformance/admission-conformance/framework/spec"
+)
+
+var mutatingPolicyMutationErrors = spec.Spec{
+	ShortName: "MutatingPolicyMutationErrors",
+	Suite:     "webhooks",
+	Description: "A MutatingAdmissionPolicy mutation that cannot be applied is a mutation error judged by failurePolicy (Fail: " +
+		"HTTP 403, reason Invalid, \"policy '<p>' with binding '<b>' denied request: <error>\"; Ignore: admitted unmutated): an " +
+		"applyConfiguration that sets an atomic struct, whose Object initializers do not follow the field path, or whose " +
+		"value does not fit the schema; a JSONPatch value whose initializers do not follow the path, or that has no JSON " +
+		"form (a type, NaN). A policy whose paramKind names no served kind is a configuration error judged the same way.",
+	Features: []features.Name{features.MutatingAdmissionPolicy},
+	Profile:  spec.Extended,
+	Seed: "KEP-3962 (mutations: failurePolicy covers mutation errors and misconfigured policies); " +
+		"admissionregistration.k8s.io/v1 MutatingAdmissionPolicy.spec.failurePolicy, mutations[]",
+}
+
+// policyNamespaceLabel selects the dry-run namespace of the Namespace case.
+const policyNamespaceLabel = "admission-conformance.io/namespace-object-of"
+
+// mutationErrorCase is a policy whose mutation fails on the subject
+// ConfigMap, and the error the denial ends with.
+type mutationErrorCase struct {
+	name     string
+	mutation mutatingpolicy.Mutation
+	err      string
+}
+
+var mutationErrorCases = []mutationErrorCase{
+	// OwnerReference is an atomic struct: setting part of one would drop
+	// the rest, so structured merge refuses it.
+	{"an applyConfiguration setting an atomic struct (an ownerReference)",
+		applyConfiguration(`Object{metadata: Object.metadata{ownerReferences: [Object.metadata.ownerReferences{apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: "u"}]}}`),
+		`error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .metadata.ownerReferences[0]`},
+	{"an applyConfiguration whose Object initializer does not follow the field path",
+		applyConfiguration(`Object{metadata: Object.spec{labels: {"a": "b"}}}`),
+		`type mismatch: unexpected type name "Object.spec", expected "Object.metadata", which matches field name path from root Object type`},
+	{"an applyConfiguration whose value does not fit the schema (an int in data)",
+		applyConfiguration(`Object{data: {"k": 1}}`),
+		`error applying patch: failed to convert patch object to typed object: .data.k: expected string, got &value.valueUnstructured{Value:1}`},
+	{"a JSONPatch value whose Object initializer does not follow the field path",
+		jsonPatch(`[JSONPatch{op: "add", path: "/metadata/annotations", value: Object.metadata{annotations: Object.wrong{}}}]`),
+		`type mismatch: unexpected type name "Object.wrong", expected "Object.metadata.annotations", which matches field name path from root Object type`},
+	{"a JSONPatch value that is a type",
+		jsonPatch(`[JSONPatch{op: "add", path: "/data/k", value: type(1)}]`),
+		`JSONPath valueExpression evaluated to a type that could not marshal to JSON: `},
+	{"a JSONPatch value that is NaN",
+		jsonPatch(`[JSONPatch{op: "add", path: "/data/k", value: 0.0 / 0.0}]`),
+		`JSONPath valueExpression evaluated to a type that could not marshal to JSON: `},
+}
+
+var _ = harness.Describe(mutatingPolicyMutationErrors, func(f *harness.Framework) {
+	subject := func() *corev1.ConfigMap { return configMap(f, "subject", map[string]string{"kept": "as sent"}) }
+
+	for _, tc := range mutationErrorCases {
+		for _, fp := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
+			ginkgo.It(fmt.Sprintf("%s: failurePolicy %s", tc.name, fp), func(ctx ginkgo.SpecContext) {
+				gomega.Expect(mapWith(ctx, f, "failing", mutatingpolicy.MutatingAdmissionPolicySpec{
+					FailurePolicy: ptr.To(fp), Mutations: []mutatingpolicy.Mutation{tc.mutation},
+				}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+				got, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, subject(), metav1.CreateOptions{})
+				if fp == admissionregistrationv1.Ignore {
+					gomega.Expect(err).NotTo(gomega.HaveOccurred(), "under failurePolicy Ignore a mutation error skips the policy")
+					gomega.Expect(got.Data).To(gomega.Equal(subject().Data), "the failing mutation must not apply")
+					gomega.Expect(got.OwnerReferences).To(gomega.BeEmpty(), "the failing mutation must not apply")
+					gomega.Expect(got.Annotations).To(gomega.BeEmpty(), "the failing mutation must not apply")
+					return
+				}
+				name := policyName(f, "failing")
+				message := fmt.Sprintf("policy '%s' with binding '%s' denied request: %s", name, name, tc.err)
+				if strings.HasSuffix(tc.err, ": ") {
+					// The rest is a library's wording (cel-go, protobuf).
+					expectPolicyDenialContaining(err, http.StatusForbidden, metav1.StatusReasonInvalid, message)
+					return
+				}
+				expectPolicyDenial(err, http.StatusForbidden, metav1.StatusReasonInvalid, message)
+			})
+		}
+	}
+
+	for _, fp := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
+		ginkgo.It(fmt.Sprintf("a paramKind naming no served kind is a configuration error: failurePolicy %s", fp), func(ctx ginkgo.SpecContext) {
+			gomega.Expect(mapWith(ctx, f, "unknown-params", mutatingpolicy.MutatingAdmissionPolicySpec{
+				FailurePolicy: ptr.To(fp),
+				ParamKind:     &admissionregistrationv1.ParamKind{APIVersion: "admission-conformance.io/v1", Kind: "NoSuchKind"},
+				Mutations:     []mutatingpolicy.Mutation{applyConfiguration(`Object{data: {"mutated": "yes"}}`)},
+			}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+			got, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, subject(), metav1.CreateOptions{})
+			if fp == admissionregistrationv1.Ignore {
+				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "under failurePolicy Ignore a misconfigured policy is skipped")
+				gomega.Expect(got.Data).To(gomega.Equal(subject().Data), "a misconfigured policy must not mutate")
+				return
+			}
+			// A policy's own configuration error names the policy alone.
+			expectPolicyDenial(err, http.StatusForbidden, metav1.StatusReasonForbidden, fmt.Sprintf(
+				"policy %q denied request: failed to configure policy: failed to find resource referenced by paramKind: 'admission-conformance.io/v1, Kind=NoSuchKind'",
+				policyName(f, "unknown-params")))
+		})
+
+		ginkgo.It(fmt.Sprintf("a matchCondition that errors at run time: failurePolicy %s", fp), func(ctx ginkgo.SpecContext) {
+			gomega.Expect(mapWith(ctx, f, "condition", mutatingpolicy.MutatingAdmissionPolicySpec{
+				FailurePolicy:   ptr.To(fp),
+				MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "errors", Expression: erroringCondition}},
+				Mutations:       []mutatingpolicy.Mutation{applyConfiguration(`Object{data: {"mutated": "yes"}}`)},
+			}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+			got, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, subject(), metav1.CreateOptions{})
+			if fp == admissionregistrationv1.Ignore {
+				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "under failurePolicy Ignore a matchConditions error skips the policy")
+				gomega.Expect(got.Data).To(gomega.Equal(subject().Data), "a policy whose condition errors must not mutate")
+				return
+			}
+			name := policyName(f, "condition")
+			expectPolicyDenial(err, http.StatusForbidden, metav1.StatusReasonInvalid, fmt.Sprintf("policy '%s' with binding '%s' denied request: %s",
+				name, name, expressionError(erroringCondition, "no such key: absent")))
+		})
+	}
+
+	ginkgo.It("on a Namespace, namespaceObject is null: the namespace's own name is not looked up as its namespace", func(ctx ginkgo.SpecContext) {
+		// Selected by a label of the (dry-run) namespace itself: a
+		// namespace request's namespaceSelector reads the namespace's labels.
+		selector := &metav1.LabelSelector{MatchLabels: map[string]string{policyNamespaceLabel: f.Namespace}}
+		gomega.Expect(mapWith(ctx, f, "namespace", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{NamespaceSelector: selector,
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"namespaces"}},
+				}}}},
+			Mutations: []mutatingpolicy.Mutation{applyConfiguration(
+				`Object{metadata: Object.metadata{labels: {"namespace-object": namespaceObject == null ? "null" : "set"}}}`)},
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: selector}})).To(gomega.Succeed())
+		ns, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			Name: f.Namespace + "-object", Labels: map[string]string{policyNamespaceLabel: f.Namespace}}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a dry-run namespace create the policy mutates must be admitted")
+		gomega.Expect(ns.Labels).To(gomega.HaveKeyWithValue("namespace-object", "null"),
+			"a Namespace is cluster-scoped: the policy sees no namespaceObject (not a lookup of the namespace by its own name)")
+	})
+})
