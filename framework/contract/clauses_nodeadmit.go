@@ -36,7 +36,7 @@ var _ = Register(
 	// The kubelet's own rejections.
 	Clause{ID: "node.rejection-reason", Area: NodeAdmission, Optional: "NodeAdmission",
 		Source:  nodeKubeletRef + ", pkg/kubelet/lifecycle/predicate.go",
-		Promise: "A pod bound to a node that cannot run it is rejected by the kubelet with the Reason of the unmet requirement: OutOfcpu, OutOfmemory, OutOfephemeral-storage, OutOfpods, OutOf<extended resource>, NodeAffinity, NodePorts, TaintToleration (an untolerated NoExecute taint), PodOSNotSupported, PodOSSelectorNodeLabelDoesNotMatch, SysctlForbidden, AppArmor, SupplementalGroupsPolicyNotSupported; a pod meeting them is admitted.",
+		Promise: "A pod bound to a node that cannot run it is rejected by the kubelet with the Reason of the unmet requirement: OutOfcpu, OutOfmemory, OutOfephemeral-storage, OutOfpods, OutOf<extended resource>, NodeAffinity, NodePorts, TaintToleration (an untolerated NoExecute taint), PodOSNotSupported, PodOSSelectorNodeLabelDoesNotMatch, SysctlForbidden, AppArmor, SupplementalGroupsPolicyNotSupported; a pod meeting them is admitted (a pod setting only safe sysctls, labelled with the node's own operating system, asking for supplementalGroupsPolicy Merge, or asking for an extended resource the node does not advertise at all).",
 		Specs:   nodeKubeletRejectionSpecs},
 	Clause{ID: "node.rejection-phase", Area: NodeAdmission, Optional: "NodeAdmission",
 		Source:  nodeKubeletRef,
@@ -70,7 +70,7 @@ var _ = Register(
 		Specs:   []string{"ResizeNeedsNodeDeclaredFeature"}},
 	Clause{ID: "node.declared-features.capacity", Area: NodeAdmission, Optional: "NodeDeclaredFeatures",
 		Source:  nodeDeclaredFeaturesRef + "; plugin/pkg/admission/podresize (PodResizeValidator, on by default)",
-		Promise: "A resize through pods/resize whose CPU or memory requests exceed the node's allocatable is refused with 403 Forbidden, a status cause of type NodeCapacity and a message \"node didn't have enough allocatable resources: ...\" naming every resource over (cpu, memory, joined by '; '), the pod left unchanged; a resize within the allocatable is admitted, and the node allocates it (the container status reports the new request as allocated, with no PodResizePending condition).",
+		Promise: "A resize through pods/resize whose CPU or memory requests exceed the node's allocatable is refused with 403 Forbidden, a status cause of type NodeCapacity and a message \"node didn't have enough allocatable resources: ...\" naming every resource over (cpu, memory, joined by '; '), the pod left unchanged; a resize within the allocatable is admitted, and the node allocates it (the container status reports the new request as allocated, with no PodResizePending condition); the resize of a pod bound to a node that does not exist is refused with 403 Forbidden \"node \"<name>\" not found\", unless it changes nothing (then it is admitted).",
 		Specs:   []string{"ResizeBeyondNodeAllocatableRefused"}},
 	Clause{ID: "node.declared-features.kubelet", Area: NodeAdmission, Optional: "NodeDeclaredFeatures",
 		Source:  nodeDeclaredFeaturesRef + "; pkg/kubelet/lifecycle/handlers.go (declaredFeaturesAdmitHandler)",
