@@ -62,6 +62,12 @@ func base(relay bool) []Access {
 	add("admission-conformance.io", "*", false, "get")
 	attribute("a policy whose paramKind names no resource may only be created by a user who may get every resource of its group, which serves nothing", "PolicyFailurePolicy")
 	add("apps", "deployments", true, "create", "update", "delete", "get")
+	// Dry-run creates of every workload kind PodSecurity warns about.
+	for _, r := range []struct{ group, resource string }{{"apps", "replicasets"}, {"apps", "statefulsets"}, {"apps", "daemonsets"},
+		{"batch", "jobs"}, {"batch", "cronjobs"}, {"", "replicationcontrollers"}, {"", "podtemplates"}} {
+		add(r.group, r.resource, true, "create")
+		attribute("a dry-run create of a workload whose pod template PodSecurity warns about (RBAC checks it like a real one)", "PodSecurityWarnsWorkloads")
+	}
 	// Subresources the specs write: a status update (services, pods), a
 	// binding (a gated pod bound by hand).
 	sub := func(verb, group, resource, subresource string, specs ...string) {

@@ -16,7 +16,7 @@ var rejectsOutOfExtendedResource = spec.Spec{
 	ShortName: "KubeletRejectsOutOfExtendedResource",
 	Suite:     "nodeadmit",
 	Description: "A pod bound to a node that asks for more of an extended resource than the node advertises is rejected by the " +
-		"kubelet with Reason OutOf<resource name>.",
+		"kubelet with Reason OutOf<resource name>, while a pod asking for an extended resource the node does not advertise at all is admitted.",
 	Features:  builtInFeatures,
 	Profile:   spec.Extended,
 	Seed:      seedBuiltIn,
@@ -37,6 +37,13 @@ var _ = describe(rejectsOutOfExtendedResource, func(f *harness.Framework) {
 		want.Add(resource.MustParse("1"))
 		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{name: want}
 		pod.Spec.Containers[0].Resources.Limits = corev1.ResourceList{name: want}
-		expectNodeRejects(ctx, f, node, pod, rejection{reason: "OutOf" + string(name)})
+		// The control asks for an extended resource the node does not
+		// advertise at all: the kubelet leaves those to whatever placed the
+		// pod (a scheduler extender, say) and admits it.
+		control := nodedecision.Pod(f, node, "control")
+		absent := corev1.ResourceList{"admission-conformance.io/absent": resource.MustParse("1")}
+		control.Spec.Containers[0].Resources.Requests = absent
+		control.Spec.Containers[0].Resources.Limits = absent
+		expectNodeRejectsAfter(ctx, f, control, pod, rejection{reason: "OutOf" + string(name)})
 	})
 })

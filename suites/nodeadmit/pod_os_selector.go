@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -16,7 +17,7 @@ var rejectsPodOSSelectorMismatch = spec.Spec{
 	ShortName: "KubeletRejectsPodOSSelectorMismatch",
 	Suite:     "nodeadmit",
 	Description: "A pod bound to a node whose own kubernetes.io/os label names another operating system than the node's is " +
-		"rejected by the kubelet with Reason PodOSSelectorNodeLabelDoesNotMatch.",
+		"rejected by the kubelet with Reason PodOSSelectorNodeLabelDoesNotMatch, while a pod labelled with the node's own is admitted.",
 	Features:  builtInFeatures,
 	Profile:   spec.Extended,
 	Seed:      seedBuiltIn,
@@ -26,9 +27,13 @@ var rejectsPodOSSelectorMismatch = spec.Spec{
 var _ = describe(rejectsPodOSSelectorMismatch, func(f *harness.Framework) {
 	ginkgo.It("fails the pod with Reason PodOSSelectorNodeLabelDoesNotMatch and leaves it in place", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
+		os := nodeOS(ctx, f, node)
+		// The control is labelled with the node's own operating system.
+		control := nodedecision.Pod(f, node, "control")
+		control.Labels[corev1.LabelOSStable] = os
 		pod := subject(f, node, "subject")
-		pod.Labels[corev1.LabelOSStable] = string(otherOS(nodeOS(ctx, f, node)))
-		expectNodeRejects(ctx, f, node, pod, rejection{reason: "PodOSSelectorNodeLabelDoesNotMatch"})
+		pod.Labels[corev1.LabelOSStable] = string(otherOS(os))
+		expectNodeRejectsAfter(ctx, f, control, pod, rejection{reason: "PodOSSelectorNodeLabelDoesNotMatch"})
 	})
 })
 

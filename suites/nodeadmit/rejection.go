@@ -154,7 +154,14 @@ func expectRejected(ctx context.Context, f *harness.Framework, d nodes.Decision,
 // expectNodeRejects runs the common built-in case: a control pod is
 // admitted, then the subject is rejected as want says.
 func expectNodeRejects(ctx context.Context, f *harness.Framework, node string, subject *corev1.Pod, want rejection) nodes.Decision {
-	expectControlAdmitted(ctx, f, nodedecision.Pod(f, node, "control"))
+	return expectNodeRejectsAfter(ctx, f, nodedecision.Pod(f, node, "control"), subject, want)
+}
+
+// expectNodeRejectsAfter is expectNodeRejects with a control pod of the
+// case's own: one that uses the checked field the way the node must admit
+// (the positive side of the same check).
+func expectNodeRejectsAfter(ctx context.Context, f *harness.Framework, control, subject *corev1.Pod, want rejection) nodes.Decision {
+	expectControlAdmitted(ctx, f, control)
 	d, err := nodedecision.Decide(ctx, f, subject)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	expectRejected(ctx, f, d, want)

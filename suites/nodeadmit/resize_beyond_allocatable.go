@@ -23,7 +23,8 @@ var resizeBeyondAllocatable = spec.Spec{
 	ShortName: "ResizeBeyondNodeAllocatableRefused",
 	Suite:     "nodeadmit",
 	Description: "A pods/resize asking for more CPU, or more memory, than the pod's node can allocate is refused with 403 " +
-		"and a cause of type NodeCapacity naming every resource over (PodResizeValidator), while a resize within it is admitted.",
+		"and a cause of type NodeCapacity naming every resource over (PodResizeValidator), while a resize within it is admitted; " +
+		"the resize of a pod bound to a node that does not exist is refused with 403 naming the node, unless it changes nothing.",
 	Features:  declaredFeaturesFeatures,
 	Profile:   spec.Extended,
 	Seed:      seedResize,
@@ -31,6 +32,8 @@ var resizeBeyondAllocatable = spec.Spec{
 }
 
 var _ = describe(resizeBeyondAllocatable, func(f *harness.Framework) {
+	resizeOnMissingNode(f)
+
 	ginkgo.It("admits a resize within the node's allocatable CPU and refuses one beyond it with cause NodeCapacity", func(ctx ginkgo.SpecContext) {
 		node := builtInNode(f)
 		pod := nodedecision.Pod(f, node, "subject")

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/framework/nodedecision"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -15,7 +16,8 @@ var rejectsSupplementalGroupsPolicy = spec.Spec{
 	ShortName: "KubeletRejectsSupplementalGroupsPolicyNotSupported",
 	Suite:     "nodeadmit",
 	Description: "A pod asking for supplementalGroupsPolicy Strict, bound to a node whose runtime does not declare support " +
-		"for it (status.features.supplementalGroupsPolicy), is rejected by the kubelet with Reason SupplementalGroupsPolicyNotSupported.",
+		"for it (status.features.supplementalGroupsPolicy), is rejected by the kubelet with Reason SupplementalGroupsPolicyNotSupported, " +
+		"while a pod asking for Merge is admitted.",
 	Features:  builtInFeatures,
 	Profile:   spec.Extended,
 	Seed:      seedBuiltIn,
@@ -34,7 +36,12 @@ var _ = describe(rejectsSupplementalGroupsPolicy, func(f *harness.Framework) {
 		pod.Spec.SecurityContext = &corev1.PodSecurityContext{
 			SupplementalGroupsPolicy: ptr.To(corev1.SupplementalGroupsPolicyStrict),
 		}
-		expectNodeRejects(ctx, f, node, pod, rejection{
+		// The control asks for Merge, which every node supports.
+		control := nodedecision.Pod(f, node, "control")
+		control.Spec.SecurityContext = &corev1.PodSecurityContext{
+			SupplementalGroupsPolicy: ptr.To(corev1.SupplementalGroupsPolicyMerge),
+		}
+		expectNodeRejectsAfter(ctx, f, control, pod, rejection{
 			reason:  "SupplementalGroupsPolicyNotSupported",
 			message: "SupplementalGroupsPolicy=Strict is not supported in this node",
 		})

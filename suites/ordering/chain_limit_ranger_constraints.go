@@ -86,6 +86,8 @@ var _ = harness.Describe(limitRangerConstraints, func(f *harness.Framework) {
 		return err
 	}
 
+	limitRangerPodTotals(f)
+
 	ginkgo.It("refuses a pod for each broken container, init container or pod constraint with 403 and its message", func(ctx ginkgo.SpecContext) {
 		setUp(ctx)
 		within := cpu("300m", "500m")
@@ -103,6 +105,10 @@ var _ = harness.Describe(limitRangerConstraints, func(f *harness.Framework) {
 				pod("init-below-min", []corev1.ResourceRequirements{within}, &corev1.ResourceRequirements{
 					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m")},
 					Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}})},
+			{"an init container limited above the max", "maximum cpu usage per Container is 1, but limit is 1200m",
+				pod("init-above-max", []corev1.ResourceRequirements{within}, &[]corev1.ResourceRequirements{cpu("800m", "1200m")}[0])},
+			{"an init container whose limit is more than twice its request", "cpu max limit to request ratio per Container is 2, but provided ratio is 5.000000",
+				pod("init-ratio", []corev1.ResourceRequirements{within}, &[]corev1.ResourceRequirements{cpu("200m", "1")}[0])},
 			{"a pod whose containers' limits add up above the pod max", "maximum cpu usage per Pod is 1500m, but limit is 3",
 				pod("pod-above-max", []corev1.ResourceRequirements{cpu("600m", "1"), cpu("600m", "1"), cpu("600m", "1")}, nil)},
 			// A sidecar (an init container with restartPolicy Always) runs

@@ -21,7 +21,8 @@ var resourceQuotaConstraints = spec.Spec{
 	Suite:     "ordering",
 	Description: "The ResourceQuota plugin refuses (403) a pod without the limit a quota tracks, naming the resource and " +
 		"the container; a quota scoped to BestEffort pods (by scopes or by scopeSelector) refuses only pods in its scope; " +
-		"a pods/resize is charged by what it adds and refused when that exceeds the quota.",
+		"a pods/resize is charged by what it adds and refused when that exceeds the quota; what no quota tracks is admitted " +
+		"uncharged, and an update moving a pod into a quota's scope is charged to that quota only.",
 	Profile: spec.Core,
 	Seed: "003 compiled admission plugins (ResourceQuota); kubernetes.io Resource Quotas (\"users must specify requests " +
 		"or limits for those values; otherwise, the quota system may reject pod creation\"; quota scopes and " +
@@ -58,6 +59,8 @@ var _ = harness.Describe(resourceQuotaConstraints, func(f *harness.Framework) {
 		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the quota %s must be in force on every apiserver", quota.Name)
 	}
+
+	resourceQuotaCharges(f)
 
 	ginkgo.It("refuses a pod without the limit a quota tracks, naming the resource and the container", func(ctx ginkgo.SpecContext) {
 		noLimits := pod("no-limits", requests("100m"))
