@@ -136,6 +136,11 @@ func TestPrintedRightsOnEmbeddedCluster(t *testing.T) {
 		// Dry-run creates only (NamespaceSelectorOnClusterScoped); RBAC
 		// checks them like real ones.
 		"priorityclasses.scheduling.k8s.io": {"create"},
+		// Node specs change nodes the harness runs (a taint, the OS
+		// label); only they need it, so a user who does not grant it gets
+		// those specs not supported (RBAC cannot name nodes a run has not
+		// created yet).
+		"nodes": {"update", "patch"},
 		// Reviews store nothing: every authenticated user may make the
 		// self reviews (system:basic-user); PolicyCELVariables makes
 		// SubjectAccessReviews.

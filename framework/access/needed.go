@@ -89,6 +89,16 @@ func base(relay bool) []Access {
 			Why: "the harness's port-forward to its relay pod (--plugin-image)"})
 	}
 	add("", "nodes", false, "list", "get")
+	// Node specs change the harness's own nodes: taints (update), the OS
+	// label (patch), status.declaredFeatures (patch of status); resize
+	// specs resize their pods through pods/resize (update, and patch as
+	// kubectl patch --subresource resize does).
+	out = append(out,
+		Access{Verb: "update", Resource: "nodes", Specs: []string{"KubeletRejectsTaintToleration"}},
+		Access{Verb: "patch", Resource: "nodes", Specs: []string{"NodeOSLabelNotLinux"}},
+		Access{Verb: "patch", Resource: "nodes", Subresource: "status", Specs: []string{"ResizeNeedsNodeDeclaredFeature"}})
+	sub("update", "", "pods", "resize", "LimitRangerConstraints", "ResourceQuotaConstraints")
+	sub("patch", "", "pods", "resize", "NodeOSLabelNotLinux", "ResizeBeyondNodeAllocatableRefused", "ResizeNeedsNodeDeclaredFeature")
 	add("scheduling.k8s.io", "priorityclasses", false, "create")
 	attribute("dry-run creates of a PriorityClass (cluster-scoped, nothing stored), which RBAC checks like real ones", "NamespaceSelectorOnClusterScoped")
 	// CustomResourceAdmission defines custom resources of its own group
