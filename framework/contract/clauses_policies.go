@@ -18,7 +18,8 @@ var _ = Register(
 			"k8s.io/apiserver v0.37.2 pkg/admission/plugin/policy/validating/typechecking.go",
 		Promise: "The controller manager type-checks every generation of a ValidatingAdmissionPolicy against the schema of the kinds it matches: " +
 			"status.typeChecking.expressionWarnings holds one warning per ill-typed validation expression or messageExpression (fieldRef spec.validations[i].expression or .messageExpression, " +
-			"the kind and the CEL error), none for well-typed ones, and status.observedGeneration is the generation checked; a change fixing the expressions clears them.",
+			"the kind and the CEL error), none for well-typed ones, and status.observedGeneration is the generation checked; a change fixing the expressions clears them. " +
+			"A rule is checked against at most 10 kinds, those of its first sorted resources, listed in the warning by group, version and kind; resources that resolve to no kind are skipped, the others still checked; a rule with a wildcard group is not checked.",
 		Specs: []string{"PolicyTypeChecking"}},
 	// validationActions
 	Clause{ID: "policy.deny.status", Area: CELPolicies, Source: vpbRef + ".spec.validationActions (Deny)",
