@@ -81,7 +81,7 @@ var _ = Register(
 
 	// params
 	Clause{ID: "policy.params.by-name", Area: CELPolicies, Source: vpbRef + ".spec.paramRef.name",
-		Promise: "paramRef.name selects one param; for a namespaced paramKind it is looked up in the request's namespace when paramRef.namespace is empty.",
+		Promise: "paramRef.name selects one param; for a namespaced paramKind it is looked up in the request's namespace when paramRef.namespace is empty; the paramKind may be a custom resource's kind.",
 		Specs:   []string{"PolicyParams", "MutatingPolicyPatchTypes"}},
 	Clause{ID: "policy.params.namespace", Area: CELPolicies, Source: vpbRef + ".spec.paramRef.namespace",
 		Promise: "paramRef.namespace names the namespace the param is taken from, instead of the request's.",
