@@ -201,7 +201,7 @@ var _ = harness.Describe(policyParams, func(f *harness.Framework) {
 		gomega.Eventually(ctx, func(ctx context.Context) bool {
 			err = create(ctx, withValue(f, "red", "red"))
 			return err == nil || !strings.Contains(err.Error(), "failed to find resource referenced by paramKind")
-		}).WithTimeout(3*f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.BeTrue())
+		}).WithTimeout(3 * f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.BeTrue())
 		expectPolicyDenial(err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
 			vapDenied(f, "custom", "value red is forbidden by "+crd.Spec.Names.Kind+" params"))
 		gomega.Expect(create(ctx, withValue(f, "blue", "blue"))).To(gomega.Succeed(), "a value the custom resource param allows must be admitted")
