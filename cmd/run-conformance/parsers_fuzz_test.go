@@ -56,6 +56,7 @@ parallel: 0             # specs at once; 0: 4 per CPU, at least 4, at most 8; 1:
 inCluster: false        # run the harness in the cluster (providers kubeconfig and kind)
 image: ""               # the harness image the cluster pulls (in-cluster)
 imageArchive: ""        # kind, in-cluster: the archive loaded into the nodes (default: this binary's)
+serviceAccount: ""      # in-cluster: NAMESPACE/NAME of an existing service account the pod runs as (no RBAC objects created)
 suites: []              # all
 profiles: []            # all
 supportedFeatures: []

@@ -161,6 +161,9 @@ func (o *runOptions) addInClusterFlags(fs *pflag.FlagSet) {
 		"its output streams here, its reports are copied to --report-dir, and everything it created is deleted at the end")
 	fs.StringVar(&ic.Image, "image", ic.Image, "the harness image the cluster pulls for --in-cluster (write it with 'run-conformance image'); "+
 		"with --provider kind, default "+defaultImage()+", loaded into the nodes")
+	fs.StringVar(&ic.ServiceAccount, "service-account", ic.ServiceAccount, "with --in-cluster: run the pod as this existing service account, NAMESPACE/NAME, in its namespace; "+
+		"no service account, role or binding is created, and a preflight checks the account's rights first (specs needing a right it lacks are not supported; "+
+		"'run --plan --in-cluster' prints the rights as a ClusterRole to bind)")
 	fs.StringVar(&ic.ImageArchive, "image-archive", ic.ImageArchive, "with --in-cluster --provider kind: load this image archive into the nodes (default: one of this binary, written for the run); it must hold --image")
 }
 

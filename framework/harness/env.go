@@ -96,6 +96,9 @@ type Env struct {
 	// impersonation holds, per identity.Name, the rights to impersonate it
 	// the run's user lacks ([]string), asked once per process.
 	impersonation sync.Map
+	// specRights holds, per spec short name, the rights only that spec
+	// needs which the run's user lacks ([]string), asked once per process.
+	specRights sync.Map
 }
 
 // closer is something Close stops.

@@ -70,6 +70,9 @@ func (f *Framework) setUp(ctx context.Context) error {
 	if err := env.deadNodes(f.Spec); err != nil {
 		return err
 	}
+	if err := env.skipWithoutRights(ctx, f.Spec); err != nil {
+		return err
+	}
 	f.Env, f.Bounds = env, env.Bounds
 	if err := f.holdQuiet(ctx); err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -24,36 +23,36 @@ import (
 const Poll = 500 * time.Millisecond
 
 // Create creates the run's objects: namespace, service account, cluster
-// role and binding, Service, the ConfigMap of the pod's options file (it
-// carries the Service's ClusterIP), then the Job. On error it deletes what it created (sweep is
-// not needed: no pod ran) and says which object failed.
+// role and binding (none of these under the user's own service account,
+// WithServiceAccount), Service, the ConfigMap of the pod's options file (it
+// carries the Service's ClusterIP), then the Job. On error it deletes what
+// it created (sweep is not needed: no pod ran) and says which object
+// failed.
 func Create(ctx context.Context, client kubernetes.Interface, r *Run, logger logr.Logger) (err error) {
 	created := false
 	defer func() {
 		if err != nil && created {
 			dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_ = Delete(dctx, client, r.ID, nil, logr.Discard())
+			_ = Delete(dctx, client, r.ID, r.NamespaceName(), nil, logr.Discard())
 		}
 	}()
 	ns := r.NamespaceName()
-	if _, err := client.CoreV1().Namespaces().Create(ctx, r.Namespace(), metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create namespace %s: %w", ns, err)
-	}
-	created = true
-	if _, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, r.ServiceAccount(), metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create service account %s/%s: %w", ns, ServiceAccountName, err)
-	}
-	if _, err := client.RbacV1().ClusterRoles().Create(ctx, r.ClusterRole(), metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create cluster role %s: %w", ns, err)
-	}
-	if _, err := client.RbacV1().ClusterRoleBindings().Create(ctx, r.ClusterRoleBinding(), metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create cluster role binding %s: %w", ns, err)
+	if r.OwnsNamespace() {
+		if created, err = createOwn(ctx, client, r); err != nil {
+			return err
+		}
+	} else if err := noOtherRun(ctx, client, ns); err != nil {
+		return err
 	}
 	svc, err := client.CoreV1().Services(ns).Create(ctx, r.Service(), metav1.CreateOptions{})
 	if err != nil {
+		// Under the user's account a Service of that name may be theirs:
+		// nothing of this run's exists yet.
+		created = r.OwnsNamespace()
 		return fmt.Errorf("create service %s/%s: %w", ns, ServiceName, err)
 	}
+	created = true
 	ip := svc.Spec.ClusterIP
 	if ip == "" || ip == corev1.ClusterIPNone {
 		return fmt.Errorf("service %s/%s got no cluster IP", ns, ServiceName)
@@ -68,9 +67,31 @@ func Create(ctx context.Context, client kubernetes.Interface, r *Run, logger log
 	if _, err := client.BatchV1().Jobs(ns).Create(ctx, r.Job(), metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create job %s/%s: %w", ns, JobName, err)
 	}
-	logger.Info("in-cluster: created", "namespace", ns, "objects", "service account "+ServiceAccountName+", cluster role and binding "+ns+
-		", service "+ServiceName+" ("+ip+"), config map "+OptionsName+", job "+JobName, "image", r.Image)
+	objects := "service " + ServiceName + " (" + ip + "), config map " + OptionsName + ", job " + JobName + " as service account " + r.ServiceAccountName()
+	if r.OwnsNamespace() {
+		objects = "service account " + ServiceAccountName + ", cluster role and binding " + ns + ", " + objects
+	}
+	logger.Info("in-cluster: created", "namespace", ns, "objects", objects, "image", r.Image)
 	return nil
+}
+
+// createOwn creates the run's own namespace, service account, ClusterRole
+// and binding; created says whether the namespace was (what to roll back).
+func createOwn(ctx context.Context, client kubernetes.Interface, r *Run) (created bool, err error) {
+	ns := r.NamespaceName()
+	if _, err := client.CoreV1().Namespaces().Create(ctx, r.Namespace(), metav1.CreateOptions{}); err != nil {
+		return false, fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	if _, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, r.ServiceAccount(), metav1.CreateOptions{}); err != nil {
+		return true, fmt.Errorf("create service account %s/%s: %w", ns, ServiceAccountName, err)
+	}
+	if _, err := client.RbacV1().ClusterRoles().Create(ctx, r.ClusterRole(), metav1.CreateOptions{}); err != nil {
+		return true, fmt.Errorf("create cluster role %s: %w", ns, err)
+	}
+	if _, err := client.RbacV1().ClusterRoleBindings().Create(ctx, r.ClusterRoleBinding(), metav1.CreateOptions{}); err != nil {
+		return true, fmt.Errorf("create cluster role binding %s: %w", ns, err)
+	}
+	return true, nil
 }
 
 // pullFailures are container waiting reasons that will not go away by
@@ -300,161 +321,5 @@ func Stop(ctx context.Context, client kubernetes.Interface, namespace string) er
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("suspend job %s/%s: %w", namespace, JobName, err)
 	}
-	return nil
-}
-
-// Status is an in-cluster run as the cluster holds it.
-type Status struct {
-	ID        string
-	Namespace string // "" when the namespace is gone (a cluster role left)
-	Created   time.Time
-	// Running: its Job neither finished nor was suspended, and its
-	// results are not published.
-	Running bool
-	// Published: its results are there to fetch.
-	Published bool
-	// Objects are what carries the run's label, e.g. "namespaces/NAME".
-	Objects []string
-}
-
-// ErrNotFound: no in-cluster run of that ID.
-var ErrNotFound = errors.New("no in-cluster run of that ID in the cluster")
-
-// List returns the in-cluster runs the cluster holds (every one whose
-// namespace, cluster role or binding is there), sorted by creation.
-func List(ctx context.Context, client kubernetes.Interface, runID string) ([]Status, error) {
-	selector := RunLabel
-	if runID != "" {
-		selector += "=" + runID
-	}
-	opts := metav1.ListOptions{LabelSelector: selector}
-	runs := map[string]*Status{}
-	get := func(id string, created time.Time) *Status {
-		s := runs[id]
-		if s == nil {
-			s = &Status{ID: id, Created: created}
-			runs[id] = s
-		}
-		if s.Created.IsZero() || created.Before(s.Created) {
-			s.Created = created
-		}
-		return s
-	}
-	namespaces, err := client.CoreV1().Namespaces().List(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("list namespaces: %w", err)
-	}
-	for _, ns := range namespaces.Items {
-		s := get(ns.Labels[RunLabel], ns.CreationTimestamp.Time)
-		s.Namespace = ns.Name
-		s.Objects = append(s.Objects, "namespaces/"+ns.Name)
-	}
-	roles, err := client.RbacV1().ClusterRoles().List(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("list cluster roles: %w", err)
-	}
-	for _, r := range roles.Items {
-		s := get(r.Labels[RunLabel], r.CreationTimestamp.Time)
-		s.Objects = append(s.Objects, "clusterroles/"+r.Name)
-	}
-	bindings, err := client.RbacV1().ClusterRoleBindings().List(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("list cluster role bindings: %w", err)
-	}
-	for _, b := range bindings.Items {
-		s := get(b.Labels[RunLabel], b.CreationTimestamp.Time)
-		s.Objects = append(s.Objects, "clusterrolebindings/"+b.Name)
-	}
-	out := make([]Status, 0, len(runs))
-	for _, s := range runs {
-		if s.Namespace != "" {
-			job, err := client.BatchV1().Jobs(s.Namespace).Get(ctx, JobName, metav1.GetOptions{})
-			if err == nil {
-				s.Running = jobCondition(job, batchv1.JobComplete) == nil && jobCondition(job, batchv1.JobFailed) == nil &&
-					(job.Spec.Suspend == nil || !*job.Spec.Suspend)
-			} else if !apierrors.IsNotFound(err) {
-				return nil, fmt.Errorf("get job %s/%s: %w", s.Namespace, JobName, err)
-			}
-			if _, err := client.CoreV1().ConfigMaps(s.Namespace).Get(ctx, ResultsName, metav1.GetOptions{}); err == nil {
-				// The pod publishes as its last act: its Job is marked
-				// complete only after the pod has exited, a moment later.
-				s.Published, s.Running = true, false
-			}
-		}
-		sort.Strings(s.Objects)
-		out = append(out, *s)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Created.Equal(out[j].Created) {
-			return out[i].Created.Before(out[j].Created)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, nil
-}
-
-// Delete removes an in-cluster run: its Job and pod first (the pod gets
-// its grace period), then what its specs left (sweep, given the run ID:
-// webhook configurations, policies, spec namespaces), then its namespace,
-// cluster role binding and cluster role; it waits until they are gone.
-func Delete(ctx context.Context, client kubernetes.Interface, runID string, sweep func(context.Context, string) error, logger logr.Logger) error {
-	ns := NamePrefix + runID
-	var errs []error
-	background := metav1.DeletePropagationBackground
-	err := client.BatchV1().Jobs(ns).Delete(ctx, JobName, metav1.DeleteOptions{PropagationPolicy: &background})
-	if err != nil && !apierrors.IsNotFound(err) {
-		errs = append(errs, fmt.Errorf("delete job: %w", err))
-	}
-	if err == nil || apierrors.IsNotFound(err) {
-		// The pod goes with the Job; until it is gone it may still create
-		// webhook configurations.
-		werr := wait.PollUntilContextCancel(ctx, Poll, true, func(ctx context.Context) (bool, error) {
-			pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: appLabel + "=" + appName})
-			if err != nil {
-				return apierrors.IsNotFound(err), nil
-			}
-			for _, p := range pods.Items {
-				if p.DeletionTimestamp == nil {
-					_ = client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
-				}
-			}
-			return len(pods.Items) == 0, nil
-		})
-		if werr != nil {
-			errs = append(errs, fmt.Errorf("the run's pod in %s is still there: %w", ns, werr))
-		}
-	}
-	if sweep != nil {
-		if err := sweep(ctx, runID); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	del := func(what string, err error) {
-		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("delete %s: %w", what, err))
-		}
-	}
-	del("namespace "+ns, client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}))
-	del("cluster role binding "+ns, client.RbacV1().ClusterRoleBindings().Delete(ctx, ns, metav1.DeleteOptions{}))
-	del("cluster role "+ns, client.RbacV1().ClusterRoles().Delete(ctx, ns, metav1.DeleteOptions{}))
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	var left []string
-	err = wait.PollUntilContextCancel(ctx, Poll, true, func(ctx context.Context) (bool, error) {
-		runs, err := List(ctx, client, runID)
-		if err != nil {
-			return false, nil
-		}
-		left = nil
-		for _, r := range runs {
-			left = append(left, r.Objects...)
-		}
-		return len(left) == 0, nil
-	})
-	if err != nil {
-		return fmt.Errorf("still in the cluster: %v: %w", left, err)
-	}
-	logger.Info("in-cluster: deleted the run's objects", "run", runID)
 	return nil
 }

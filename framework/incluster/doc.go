@@ -13,6 +13,12 @@
 // ConfigMaps of its namespace when it ends; they outlive the pod, so a run
 // whose client went away can be fetched later).
 //
+// Under a service account the user manages (WithServiceAccount,
+// account.go) the run owns no namespace and creates no account, role or
+// binding: its Service, ConfigMaps and Job go in the account's namespace,
+// CheckAccount says beforehand what the account lacks, and Delete removes
+// only what carries the run's label (inventory.go).
+//
 // Everything it creates carries RunLabel=<run ID>; what the run's specs
 // create carries the harness's own admission-conformance.io/run label with
 // the same ID. The two differ so that the harness's end-of-run sweep, which

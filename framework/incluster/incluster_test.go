@@ -509,7 +509,7 @@ func TestCreateListAndDelete(t *testing.T) {
 	var swept []string
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	err = Delete(dctx, client, r.ID, func(_ context.Context, id string) error { swept = append(swept, id); return nil }, logr.Discard())
+	err = Delete(dctx, client, r.ID, "", func(_ context.Context, id string) error { swept = append(swept, id); return nil }, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,9 @@ type Run struct {
 	// own that the user holds and a selected spec wants.
 	specs    []spec.Spec
 	optional []access.Access
+	// account is the user's service account the pod runs as
+	// (WithServiceAccount); nil: the run's own.
+	account *Account
 }
 
 // New describes the run of ID from image. The ID is a label value that
@@ -147,6 +150,11 @@ func New(id, image string, opts ...Option) (*Run, error) {
 	if r.options == nil {
 		return nil, fmt.Errorf("no options for the run's pod (WithOptions)")
 	}
+	if r.account != nil {
+		if _, err := ParseAccount(r.account.String()); err != nil {
+			return nil, fmt.Errorf("service account %v", err)
+		}
+	}
 	return r, nil
 }
 
@@ -159,8 +167,22 @@ func CheckRunID(id string) error {
 	return nil
 }
 
-// NamespaceName is where the run's pod, Service and results live.
-func (r *Run) NamespaceName() string { return NamePrefix + r.ID }
+// NamespaceName is where the run's pod, Service and results live: the
+// run's own namespace, or the namespace of the user's service account.
+func (r *Run) NamespaceName() string {
+	if r.account != nil {
+		return r.account.Namespace
+	}
+	return NamePrefix + r.ID
+}
+
+// ServiceAccountName is the account the pod runs as.
+func (r *Run) ServiceAccountName() string {
+	if r.account != nil {
+		return r.account.Name
+	}
+	return ServiceAccountName
+}
 
 // Labels are on every object of the run.
 func (r *Run) Labels() map[string]string { return map[string]string{RunLabel: r.ID} }
@@ -284,7 +306,7 @@ func (r *Run) Job() *batchv1.Job {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: r.podLabels()},
 				Spec: corev1.PodSpec{
-					ServiceAccountName:            ServiceAccountName,
+					ServiceAccountName:            r.ServiceAccountName(),
 					AutomountServiceAccountToken:  ptr.To(true), // the run's credentials
 					EnableServiceLinks:            ptr.To(false),
 					RestartPolicy:                 corev1.RestartPolicyNever,

@@ -156,7 +156,7 @@ func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID st
 			fmt.Fprintf(out, "deleting %s (in-cluster run %s)\n", obj, r.ID)
 		}
 		removed += len(r.Objects)
-		if err := incluster.Delete(ctx, kc, r.ID, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard()); err != nil {
+		if err := incluster.Delete(ctx, kc, r.ID, r.Namespace, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard()); err != nil {
 			return exitcode.Usagef("in-cluster run %s: %v", r.ID, exitcode.OneLine(err.Error()))
 		}
 	}

@@ -25,7 +25,19 @@ func Plan(out io.Writer, o runconfig.Config) error {
 	needed := access.Needed(o.PluginImage != "" && !o.InCluster, specs)
 	_, optional := access.ForSpecs(specs)
 	fmt.Fprintf(out, "selection: %d specs (focus and skip may narrow it further)\n", len(specs))
-	if o.InCluster {
+	switch {
+	case o.InCluster && o.ServiceAccount != "":
+		fmt.Fprintf(out, "--in-cluster --service-account %s: bind the rights below to that account (it gets nothing from the run; "+
+			"a spec needing a right it lacks is reported not supported, a right every run needs missing fails the preflight); "+
+			"you need only what the client itself does:\n", o.ServiceAccount)
+		for _, a := range incluster.AccountClientAccess() {
+			where := "cluster-wide"
+			if a.Namespaced {
+				where = "in the account's namespace"
+			}
+			fmt.Fprintf(out, "  %s (%s)\n", a, where)
+		}
+	case o.InCluster:
 		fmt.Fprintln(out, "--in-cluster: the run's service account gets the rights below (and the optional ones you hold); "+
 			"you need them all, plus what the client itself does:")
 		for _, a := range incluster.ClientAccess() {

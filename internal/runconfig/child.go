@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
@@ -217,7 +216,9 @@ func (o *Config) checkFromParent(otherFlags bool, namespaceFile string) error {
 	}
 	if p := o.Pod(); p != nil {
 		ns, err := os.ReadFile(namespaceFile)
-		if want := incluster.NamePrefix + p.RunID; err != nil || string(ns) != want {
+		// Its own namespace, or the user's service account's: where it
+		// publishes its results either way.
+		if want := p.PublishResults; err != nil || string(ns) != want {
 			return exitcode.Usagef("options file: %s.pod is the in-cluster pod's own, which runs in namespace %s (this process does not)", ChildSection, want)
 		}
 	}

@@ -25,16 +25,25 @@ type InClusterOptions struct {
 	InCluster    bool   `json:"inCluster,omitempty"`
 	Image        string `json:"image,omitempty"`
 	ImageArchive string `json:"imageArchive,omitempty"`
+	// ServiceAccount is NAMESPACE/NAME of an existing service account the
+	// run's pod runs as: no ServiceAccount, ClusterRole or binding is
+	// created (framework/incluster.WithServiceAccount).
+	ServiceAccount string `json:"serviceAccount,omitempty"`
 }
 
 // validateInCluster checks the in-cluster client's options.
 func (o *Config) validateInCluster() error {
 	ic := o.InClusterOptions
 	if !ic.InCluster {
-		if ic.Image != "" || ic.ImageArchive != "" {
-			return exitcode.Usagef("--image and --image-archive go with --in-cluster")
+		if ic.Image != "" || ic.ImageArchive != "" || ic.ServiceAccount != "" {
+			return exitcode.Usagef("--image, --image-archive and --service-account go with --in-cluster")
 		}
 		return nil
+	}
+	if ic.ServiceAccount != "" {
+		if _, err := incluster.ParseAccount(ic.ServiceAccount); err != nil {
+			return exitcode.Usagef("--service-account %v", err)
+		}
 	}
 	switch o.Provider {
 	case kubeconfig.Name:

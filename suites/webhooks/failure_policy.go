@@ -21,7 +21,7 @@ var failurePolicyEveryFailureMode = spec.Spec{
 	ShortName: "FailurePolicyEveryFailureMode",
 	Suite:     "webhooks",
 	Description: "For mutating and validating webhooks, every way a call can fail (timeout, refused connection, untrusted " +
-		"certificate, HTTP 500, malformed body, wrong uid, wrong apiVersion) is ignored under Ignore (the request " +
+		"certificate, a caBundle holding no certificate, HTTP 500, malformed body, wrong uid, wrong apiVersion) is ignored under Ignore (the request " +
 		"succeeds without the mutation) and rejects the request with 500 InternalError naming the webhook under Fail.",
 	Features: []features.Name{features.MutatingWebhook, features.ValidatingWebhook},
 	Profile:  spec.Core,
@@ -53,6 +53,15 @@ var failureModes = []failureMode{
 		}
 		h.Behaviour = fakewebhook.Behaviour{Action: fakewebhook.Patch, Patch: addMutatedKey}
 		return err
+	}},
+	{"a caBundle that holds no certificate", func(h *harness.Hook) error {
+		// The apiserver cannot even build a client for the webhook (its
+		// caBundle is PEM-framed but no certificate): the call fails
+		// before anything is sent, which failurePolicy decides like any
+		// other call error.
+		h.CABundle = []byte("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n")
+		h.Behaviour = fakewebhook.Behaviour{Action: fakewebhook.Patch, Patch: addMutatedKey}
+		return nil
 	}},
 	{"HTTP 500", func(h *harness.Hook) error {
 		h.Behaviour = fakewebhook.Behaviour{Action: fakewebhook.InternalError}

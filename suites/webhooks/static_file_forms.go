@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -24,8 +25,8 @@ import (
 var staticFileForms = spec.Spec{
 	ShortName: "StaticManifestFileForms",
 	Suite:     "webhooks",
-	Description: "Every file form a staticManifestsDir takes is loaded: a v1 List of configurations, a .yml file, a .json " +
-		"file; subdirectories, files of other extensions and empty files are ignored and the rest of the directory loads.",
+	Description: "Every file form a staticManifestsDir takes is loaded: a v1 List of policies or of webhook configurations, a .yml " +
+		"file, a .json file, empty documents in a multi-document file; subdirectories, files of other extensions and empty files are ignored and the rest of the directory loads.",
 	Features:  []features.Name{features.StaticAdmissionManifests, features.ValidatingAdmissionPolicy, features.ValidatingWebhook},
 	Profile:   spec.Extended,
 	Seed:      staticSeed,
@@ -80,6 +81,33 @@ var _ = harness.Describe(staticFileForms, func(f *harness.Framework) {
 		data, err := json.Marshal(config)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		writeStaticFile(f, cluster.StaticValidatingWebhook, f.Namespace+"-json.json", data)
+		awaitStatic(ctx, f, deniedProbe(f, value, message))
+	})
+
+	ginkgo.It("a v1 List holding a validating webhook configuration is loaded", func(ctx ginkgo.SpecContext) {
+		message := "static webhook from a List of " + f.Namespace
+		value := "webhook-list-" + f.Namespace
+		writeStaticFile(f, cluster.StaticValidatingWebhook, f.Namespace+"-webhook-list.yaml",
+			asList(validatingStaticSet(f, "static-list", value, message)...))
+		awaitStatic(ctx, f, deniedProbe(f, value, message))
+	})
+
+	ginkgo.It("empty documents around and between the documents of a file are skipped", func(ctx ginkgo.SpecContext) {
+		message := "static policy between empty documents of " + f.Namespace
+		value := "sparse-" + f.Namespace
+		objs := staticDenyPolicy(f, "sparse", value, message)
+		policy, err := staticmanifest.Encode(objs[0])
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		binding, err := staticmanifest.Encode(objs[1])
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		// Encode starts each document with "---": blank lines before the
+		// first one and between the two documents are documents of
+		// their own, holding only whitespace, and a trailing separator
+		// ends the last. (Two separators with only blank lines between
+		// are not such a document: the YAML reader keeps the first
+		// "---" as the document's text, which does not decode.)
+		data := slices.Concat([]byte("\n  \n"), policy, []byte("---\n   \n"), binding, []byte("---\n"))
+		writeStaticFile(f, cluster.StaticValidatingPolicy, f.Namespace+"-sparse.yaml", data)
 		awaitStatic(ctx, f, deniedProbe(f, value, message))
 	})
 

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
-	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/metrics"
@@ -25,10 +25,12 @@ import (
 var staticInvalidReload = spec.Spec{
 	ShortName: "StaticInvalidReloadKeepsPrevious",
 	Suite:     "webhooks",
-	Description: "A static manifest that fails validation (a service clientConfig, a paramKind, a name without the " +
-		".static.k8s.io suffix, a binding to a missing policy, a binding naming a policy without the suffix or with a paramRef, " +
-		"a policy or binding API validation refuses, a document that is no policy or binding, alone or in a v1 List; " +
-		"for validating and mutating policies) leaves the previous set enforced on every replica, counts a " +
+	Description: "A static manifest that fails validation (a service clientConfig in a validating or mutating webhook, a " +
+		"paramKind, a name without the .static.k8s.io suffix, a binding to a missing policy, a binding naming a policy without " +
+		"the suffix or with a paramRef, a policy or binding API validation refuses, a document that is no policy or binding, " +
+		"alone or in a v1 List; for validating and mutating policies) or the loader's file checks (a document separator " +
+		"followed by text, a document that does not decode, an object of another kind, a name already loaded, a List with a " +
+		"bad item, a file that cannot be read) leaves the previous set enforced on every replica, counts a " +
 		"failed reload at the time it failed while the time of the last successful reload stays that of the good files, and " +
 		"the last-config hash stays the hash of the last good files.",
 	Features: []features.Name{features.StaticAdmissionManifests, features.APIServerMetrics},
@@ -51,6 +53,9 @@ type invalidCase struct {
 	objs   func(f *harness.Framework) []runtime.Object
 	// raw, when set, is the file's content instead of objs.
 	raw func(f *harness.Framework) []byte
+	// write, when set, puts in place what no file content can express (a
+	// file that cannot be read) on every replica, removed after the case.
+	write func(f *harness.Framework, plugin cluster.StaticPlugin)
 }
 
 var invalidCases = []invalidCase{
@@ -128,26 +133,17 @@ func expectReloadedBetween(f *harness.Framework, at map[string]time.Time, status
 }
 
 var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
-	for _, c := range append(invalidCases[:len(invalidCases):len(invalidCases)], invalidPolicyFileCases...) {
+	for _, c := range slices.Concat(invalidCases, invalidFileCases, invalidPolicyFileCases) {
 		ginkgo.It(c.name+" leaves the previous set enforced and counts a failed reload", func(ctx ginkgo.SpecContext) {
 			dirs := staticDirs(f)
 			good := "good-" + f.Namespace
 			message := "static previous set " + f.Namespace
-			goodObjs := staticDenyPolicy(f, "good", good, message)
+			var goodObjs []runtime.Object
 			var goodRaw []byte
-			switch c.plugin {
-			case cluster.StaticMutatingPolicy:
+			if c.plugin == cluster.StaticMutatingPolicy {
 				message, goodRaw = staticFailingMutation(f, "good", good)
-			case cluster.StaticValidatingWebhook:
-				hook, client, err := f.Serve(fakewebhook.Validating, "static-good", fakewebhook.Behaviour{Action: fakewebhook.Deny, Message: message})
-				gomega.Expect(err).NotTo(gomega.HaveOccurred())
-				goodObjs = []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
-					ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "good")},
-					Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: hook.FullName, ClientConfig: client, Rules: configMapRules(),
-						FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
-						AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f),
-						ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: good}}}},
-				}}
+			} else {
+				goodObjs = goodStaticSet(f, c.plugin, good, message)
 			}
 			goodWritten := time.Now()
 			if goodRaw != nil {
@@ -167,7 +163,9 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 			gomega.Expect(goodLoaded).To(gomega.HaveLen(len(before)), "%s{status=success} must report the good files' reload on every apiserver", lastReloadMetric)
 
 			badWritten := time.Now()
-			if c.raw != nil {
+			if c.write != nil {
+				c.write(f, c.plugin)
+			} else if c.raw != nil {
 				writeStaticFile(f, c.plugin, staticFile(f, "bad"), c.raw(f))
 			} else {
 				writeStatic(f, c.plugin, "bad", c.objs(f)...)

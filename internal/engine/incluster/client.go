@@ -111,8 +111,16 @@ func Run(out io.Writer, o runconfig.Config, logger logr.Logger) error {
 	if c.client, err = kubernetes.NewForConfig(fast); err != nil {
 		return exitcode.Usagef("%v", err)
 	}
-	r, err := clusterrun.New(runID, image, clusterrun.WithOptions(PodOptions(o, claims)), clusterrun.WithImagePullPolicy(pull), clusterrun.WithSpecs(o.MaySelect()),
-		clusterrun.WithGracePeriod(o.Bounds.Cleanup.Duration+clusterrun.DefaultGracePeriod))
+	opts := []clusterrun.Option{clusterrun.WithOptions(PodOptions(o, claims)), clusterrun.WithImagePullPolicy(pull), clusterrun.WithSpecs(o.MaySelect()),
+		clusterrun.WithGracePeriod(o.Bounds.Cleanup.Duration + clusterrun.DefaultGracePeriod)}
+	if o.ServiceAccount != "" {
+		a, err := clusterrun.ParseAccount(o.ServiceAccount)
+		if err != nil {
+			return exitcode.Usagef("--service-account %v", err)
+		}
+		opts = append(opts, clusterrun.WithServiceAccount(a))
+	}
+	r, err := clusterrun.New(runID, image, opts...)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
@@ -209,6 +217,9 @@ func (c *runClient) startKind(sig *interrupt.Watcher, image *string) (cluster.Cl
 // ClusterRole grants only what its creator holds, so the pod's permissions
 // are checked in every namespace).
 func (c *runClient) preflight(ctx context.Context, r *clusterrun.Run) error {
+	if r.Account() != nil {
+		return c.accountPreflight(ctx, r)
+	}
 	ns := r.NamespaceName()
 	if err := c.grantOptional(ctx, r); err != nil {
 		return err

@@ -80,7 +80,7 @@ func Fetch(out io.Writer, o FetchOptions, runGiven bool) error {
 	cancel()
 	if errors.Is(err, clusterrun.ErrNoResults) {
 		if !o.Keep {
-			_ = deleteRun(client, cfg, o.RunID)
+			_ = deleteRun(client, cfg, st)
 		}
 		return exitcode.Usagef("in-cluster run %s ended without publishing its reports (its pod was killed or deleted)", o.RunID)
 	}
@@ -92,7 +92,7 @@ func Fetch(out io.Writer, o FetchOptions, runGiven bool) error {
 	var deleteErr error
 	if !o.Keep {
 		started := time.Now()
-		if deleteErr = deleteRun(client, cfg, o.RunID); deleteErr == nil {
+		if deleteErr = deleteRun(client, cfg, st); deleteErr == nil {
 			fmt.Fprintf(out, "removed the in-cluster run %s in %.1fs\n", o.RunID, time.Since(started).Seconds())
 		}
 	}
@@ -123,10 +123,10 @@ func (o FetchOptions) wait(out io.Writer, client kubernetes.Interface, st cluste
 }
 
 // deleteRun removes an in-cluster run and what its specs left.
-func deleteRun(client kubernetes.Interface, cfg *rest.Config, runID string) error {
+func deleteRun(client kubernetes.Interface, cfg *rest.Config, st clusterrun.Status) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	return clusterrun.Delete(ctx, client, runID, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard())
+	return clusterrun.Delete(ctx, client, st.ID, st.Namespace, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard())
 }
 
 // listRuns prints the in-cluster runs, one line each.

@@ -86,7 +86,11 @@ func (c *runClient) delete(r *clusterrun.Run, loud bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.o.Bounds.Cleanup.Duration+clusterrun.DefaultGracePeriod)
 	defer cancel()
 	started := time.Now()
-	err := clusterrun.Delete(ctx, c.client, r.ID, func(ctx context.Context, id string) error { return harness.Sweep(ctx, c.cfg, id) }, logr.Discard())
+	sweep := func(ctx context.Context, id string) error { return harness.Sweep(ctx, c.cfg, id) }
+	if !r.OwnsNamespace() {
+		sweep = c.accountSweep(sweep)
+	}
+	err := clusterrun.Delete(ctx, c.client, r.ID, r.NamespaceName(), sweep, logr.Discard())
 	if err == nil && loud {
 		fmt.Fprintf(c.out, "removed the in-cluster run %s in %.1fs\n", r.ID, time.Since(started).Seconds())
 	}
