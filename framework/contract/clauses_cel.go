@@ -56,7 +56,8 @@ var _ = Register(
 		Promise: "A policy expression whose runtime cost exceeds 1,000,000 errors (\"expression '<e>' resulted in error: operation cancelled: actual cost limit exceeded\"): " +
 			"Fail denies, Ignore skips it alone; validations each within that limit but together over a binding's 10,000,000 fail the binding as a whole " +
 			"(\"validation failed due to running out of cost budget, no further validation rules will be run\"): Fail denies with that message even when an earlier " +
-			"validation failed, Ignore skips the binding, its failed validations included; each binding of a policy has its own budget.",
+			"validation failed, Ignore skips the binding, its failed validations included; each binding of a policy has its own budget; auditAnnotations are evaluated with what the validations left of it, " +
+			"and annotations over it fail the binding the same way (Fail denies with the budget message, Ignore admits).",
 		Specs: []string{"PolicyCELCostBudget"}},
 	Clause{ID: "cel.cost-budget.match-conditions", Area: CELPolicies,
 		Source: celConfigRef + " (RuntimeCELCostBudgetMatchConditions 2,500,000); pkg/admission/plugin/webhook/matchconditions/matcher.go",

@@ -18,7 +18,8 @@ var _ = Register(
 			"k8s.io/apiserver v0.37.2 pkg/admission/plugin/policy/validating/typechecking.go",
 		Promise: "The controller manager type-checks every generation of a ValidatingAdmissionPolicy against the schema of the kinds it matches: " +
 			"status.typeChecking.expressionWarnings holds one warning per ill-typed validation expression or messageExpression (fieldRef spec.validations[i].expression or .messageExpression, " +
-			"the kind and the CEL error), none for well-typed ones, and status.observedGeneration is the generation checked; a change fixing the expressions clears them.",
+			"the kind and the CEL error), none for well-typed ones, and status.observedGeneration is the generation checked; a change fixing the expressions clears them. " +
+			"A rule is checked against at most 10 kinds, those of its first sorted resources, listed in the warning by group, version and kind; resources that resolve to no kind are skipped, the others still checked; a rule with a wildcard group is not checked.",
 		Specs: []string{"PolicyTypeChecking"}},
 	// validationActions
 	Clause{ID: "policy.deny.status", Area: CELPolicies, Source: vpbRef + ".spec.validationActions (Deny)",
@@ -80,7 +81,7 @@ var _ = Register(
 
 	// params
 	Clause{ID: "policy.params.by-name", Area: CELPolicies, Source: vpbRef + ".spec.paramRef.name",
-		Promise: "paramRef.name selects one param; for a namespaced paramKind it is looked up in the request's namespace when paramRef.namespace is empty.",
+		Promise: "paramRef.name selects one param; for a namespaced paramKind it is looked up in the request's namespace when paramRef.namespace is empty; the paramKind may be a custom resource's kind.",
 		Specs:   []string{"PolicyParams", "MutatingPolicyPatchTypes"}},
 	Clause{ID: "policy.params.namespace", Area: CELPolicies, Source: vpbRef + ".spec.paramRef.namespace",
 		Promise: "paramRef.namespace names the namespace the param is taken from, instead of the request's.",
@@ -161,7 +162,7 @@ var _ = Register(
 		Promise: "JSONPatch operations follow RFC 6902: test, move, copy, add onto an existing member (replacing it) and ~1-escaped paths apply; a test that does not hold leaves its whole patch unapplied without an error (the request is admitted, later mutations apply); a remove of a missing member, or a move from one, fails the patch (under failurePolicy Fail: denied, nothing stored). A replace of a missing member is not asserted: the pinned release applies it as an add (docs/upstream-defects.md).",
 		Specs:   []string{"MutatingPolicyJSONPatchOperations"}},
 	Clause{ID: "policy.mutating.apply-configuration-schema", Area: CELPolicies, Source: mapRef + ".spec.mutations[].applyConfiguration (structured merge diff; \"may not mutate atomic arrays, maps or structs\")", Optional: "MutatingAdmissionPolicy",
-		Promise: "ApplyConfiguration merges by the object's schema, a custom resource's by its CRD's: an item added to a map list joins the stored items by key, a mutation setting an atomic list is refused (failurePolicy Fail rejects naming the field), and a scalar set in a field of no declared type is merged.",
+		Promise: "ApplyConfiguration merges by the object's schema, a custom resource's by its CRD's: an item added to a map list joins the stored items by key, a mutation setting an atomic list is refused (failurePolicy Fail rejects naming the field), and a scalar set in a field of no declared type is merged; a JSONPatch replaces and adds a custom resource's fields.",
 		Specs:   []string{"CustomResourceMutatingPolicy"}},
 	Clause{ID: "policy.mutating.patch-defaulted", Area: CELPolicies, Source: "seed 000 Proposed create flow (mutations, then the strategy and the validators); " + mapRef + ".spec.mutations", Optional: "MutatingAdmissionPolicy",
 		Promise: "Fields a policy's mutation leaves unset are defaulted like the client's: a container an ApplyConfiguration or a JSONPatch adds gets terminationMessagePath, terminationMessagePolicy and imagePullPolicy in what is stored.",

@@ -38,7 +38,8 @@ var policyCELCostBudget = spec.Spec{
 	Description: "A ValidatingAdmissionPolicy expression over the 1,000,000 per-expression cost limit errors (Fail denies " +
 		"naming it, Ignore skips it alone); validations each under that limit but together over a binding's " +
 		"10,000,000 budget fail the whole binding (Fail denies with the budget error, Ignore skips the binding, its " +
-		"failed validations included), each binding having its own budget; a policy's matchConditions that error, " +
+		"failed validations included), each binding having its own budget, its auditAnnotations evaluated with what the " +
+		"validations left of it (over it, Fail denies with the budget error, Ignore admits); a policy's matchConditions that error, " +
 		"exceed the per-expression limit or together exceed their 2,500,000 budget deny under Fail and skip the " +
 		"policy under Ignore; the same expressions on a small object stay within every limit.",
 	Features: []features.Name{features.ValidatingAdmissionPolicy},
@@ -296,6 +297,27 @@ var _ = harness.Describe(policyCELCostBudget, func(f *harness.Framework) {
 			warning(policyName(f, "seven"), policyName(f, "seven")),
 			warning(policyName(f, "seven"), second),
 		), "every binding evaluates all its validations within its own budget: each warns that the verdict is bad, none that it ran out of budget")
+	})
+
+	// Audit annotations are evaluated after the validations, with what is
+	// left of the binding's budget: thirteen heavy ones exceed it.
+	heavyAnnotations := func(fp admissionregistrationv1.FailurePolicyType) admissionregistrationv1.ValidatingAdmissionPolicySpec {
+		p := policy(fp, []admissionregistrationv1.Validation{{Expression: "true", Message: "never fails"}})
+		for i := range 13 {
+			p.AuditAnnotations = append(p.AuditAnnotations, admissionregistrationv1.AuditAnnotation{
+				Key: fmt.Sprintf("heavy-%d", i), ValueExpression: "(" + heavy + ") ? 'all in' : 'some out'"})
+		}
+		return p
+	}
+	ginkgo.It("auditAnnotations together over the binding's budget: failurePolicy Fail denies with the budget error", func(ctx ginkgo.SpecContext) {
+		gomega.Expect(vapWith(ctx, f, "annotations", heavyAnnotations(admissionregistrationv1.Fail), deny)).To(gomega.Succeed())
+		expectPolicyDenial(create(ctx, itemsConfigMap(f, "mid", midItems, "good")), http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+			vapDenied(f, "annotations", budgetExceeded))
+		gomega.Expect(create(ctx, itemsConfigMap(f, "small", smallItems, "good"))).To(gomega.Succeed(), "the same annotations on a small object are within the budget")
+	})
+	ginkgo.It("auditAnnotations together over the binding's budget: failurePolicy Ignore admits", func(ctx ginkgo.SpecContext) {
+		gomega.Expect(vapWith(ctx, f, "annotations", heavyAnnotations(admissionregistrationv1.Ignore), deny)).To(gomega.Succeed())
+		gomega.Expect(create(ctx, itemsConfigMap(f, "mid", midItems, "good"))).To(gomega.Succeed(), "under Ignore a binding whose annotations run out of budget is skipped")
 	})
 
 	conditionPolicy := func(fp admissionregistrationv1.FailurePolicyType, conditions ...admissionregistrationv1.MatchCondition) admissionregistrationv1.ValidatingAdmissionPolicySpec {

@@ -24,7 +24,8 @@ var customResourceMutatingPolicy = spec.Spec{
 	Description: "A MutatingAdmissionPolicy's applyConfiguration merges into a custom resource by its CRD's schema: an " +
 		"item added to a map list (x-kubernetes-list-type map) joins the stored items by key, and a mutation setting an " +
 		"atomic list (x-kubernetes-list-type atomic) is refused, so failurePolicy Fail rejects the request naming the field, " +
-		"and a scalar set in a field of no declared type (x-kubernetes-preserve-unknown-fields) is merged.",
+		"a scalar set in a field of no declared type (x-kubernetes-preserve-unknown-fields) is merged, and a JSONPatch " +
+		"replaces and adds fields of the custom resource.",
 	Features: []features.Name{features.MutatingAdmissionPolicy},
 	Profile:  spec.Extended,
 	Seed: "KEP-3962 mutating admission policies: ApplyConfiguration uses structured merge diff; mutations may not set " +
@@ -53,6 +54,11 @@ var _ = harness.Describe(customResourceMutatingPolicy, func(f *harness.Framework
 		gomega.Expect(mapAndBinding(ctx, f, "untyped", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("untyped"),
 			Mutations: []mutatingpolicy.Mutation{applyConfiguration(`Object{spec: Object.spec{free: "set by the policy"}}`)},
+		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
+		// A JSONPatch applies to the custom resource's JSON as it is.
+		gomega.Expect(mapAndBinding(ctx, f, "json-patch", mutatingpolicy.MutatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("json-patch"),
+			Mutations: []mutatingpolicy.Mutation{jsonPatch(`[JSONPatch{op: "replace", path: "/spec/color", value: "red"}, JSONPatch{op: "add", path: "/spec/size", value: 3}]`)},
 		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		gomega.Expect(mapWith(ctx, f, "atomic-list", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("atomic-list"),
@@ -87,6 +93,13 @@ var _ = harness.Describe(customResourceMutatingPolicy, func(f *harness.Framework
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a scalar set in a field of no declared type must be merged")
 		gomega.Expect(created.Object["spec"]).To(gomega.Equal(map[string]any{"color": "blue", "free": "set by the policy"}),
 			"the policy's scalar joins the client's fields")
+
+		patched := widget(f, crd, "v1", "json-patch", map[string]any{"color": "blue"})
+		patched.SetLabels(map[string]string{probeLabel: "json-patch"})
+		created, err = res.Create(ctx, patched, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a JSONPatch on a custom resource must apply")
+		gomega.Expect(created.Object["spec"]).To(gomega.Equal(map[string]any{"color": "red", "size": int64(3)}),
+			"the patch replaces the client's color and adds a size")
 
 		atomic := widget(f, crd, "v1", "atomic-list", map[string]any{"tags": []any{"by the client"}})
 		atomic.SetLabels(map[string]string{probeLabel: "atomic-list"})

@@ -226,4 +226,21 @@ var _ = harness.Describe(policyMatching, func(f *harness.Framework) {
 			}
 		})
 	}
+
+	ginkgo.It("matchPolicy Equivalent with resourceNames: a request through autoscaling/v2 is matched by name", func(ctx ginkgo.SpecContext) {
+		mr := &admissionregistrationv1.MatchResources{MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+			RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"autoscaling"}, APIVersions: []string{"v1"}, Resources: []string{"horizontalpodautoscalers"}}},
+			ResourceNames: []string{"listed", "also-listed"},
+		}}}
+		gomega.Expect(vapWith(ctx, f, "equivalent-names", alwaysDenies(mr), bind)).To(gomega.Succeed())
+		create := func(name string) error {
+			hpa := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "none"}, MaxReplicas: 2}}
+			_, err := f.Client.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Create(ctx, hpa, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}
+		expectMatched(create("also-listed"), "equivalent-names", "an autoscaling/v2 request named in the v1 rule's resourceNames")
+		gomega.Expect(create("unlisted")).To(gomega.Succeed(), "an autoscaling/v2 request whose name the rule does not list must not be matched")
+	})
 })

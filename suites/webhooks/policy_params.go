@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -21,7 +22,7 @@ var policyParams = spec.Spec{
 	Suite:     "webhooks",
 	Description: "A ValidatingAdmissionPolicy binding's paramRef selects its params: by name in the request's namespace " +
 		"(or paramRef.namespace), by label selector (each param evaluated), cluster-scoped params by name; with no " +
-		"param found, parameterNotFoundAction Allow skips the policy and Deny denies.",
+		"param found, parameterNotFoundAction Allow skips the policy and Deny denies; a custom resource kind serves as params too.",
 	Features: []features.Name{features.ValidatingAdmissionPolicy},
 	Profile:  spec.Core,
 	Seed:     "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding.spec.paramRef",
@@ -168,5 +169,41 @@ var _ = harness.Describe(policyParams, func(f *harness.Framework) {
 			expectPolicyDenial(create(ctx, labelled(suffix)), http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
 				vapDenied(f, suffix, "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"))
 		}
+	})
+
+	// A custom resource kind has no informer of the apiserver's own: the
+	// policy starts one for its paramKind.
+	ginkgo.It("a custom resource as params, by name", func(ctx ginkgo.SpecContext) {
+		crd := widgetCRD(f)
+		gomega.Expect(createCRD(ctx, f, crd)).To(gomega.Succeed())
+		res := widgets(f, crd, "v1")
+		_, err := res.Create(ctx, widget(f, crd, "v1", "params", map[string]any{"color": "red"}), metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		ginkgo.DeferCleanup(func(ctx context.Context) error {
+			return ignoreNotFound(ctx, func(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+				return res.Delete(ctx, name, opts)
+			}, "params")
+		})
+		gomega.Expect(vapWith(ctx, f, "custom", admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			ParamKind:     &admissionregistrationv1.ParamKind{APIVersion: crd.Spec.Group + "/v1", Kind: crd.Spec.Names.Kind},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression:        "!has(object.data) || !('value' in object.data) || object.data['value'] != params.spec.color",
+				MessageExpression: "'value ' + params.spec.color + ' is forbidden by ' + params.kind + ' ' + params.metadata.name",
+			}},
+		}, bindParams(admissionregistrationv1.ParamRef{Name: "params", ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)}))).To(gomega.Succeed())
+		// The apiserver resolves a paramKind through its discovery of
+		// served kinds, which follows a new CRD by up to 30 s (its
+		// RESTMapper is reset that often), and retries the policy with
+		// backoff: until then the policy reports the kind unresolved, and
+		// that answer alone is waited out, for up to three object-state
+		// bounds.
+		gomega.Eventually(ctx, func(ctx context.Context) bool {
+			err = create(ctx, withValue(f, "red", "red"))
+			return err == nil || !strings.Contains(err.Error(), "failed to find resource referenced by paramKind")
+		}).WithTimeout(3 * f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.BeTrue())
+		expectPolicyDenial(err, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+			vapDenied(f, "custom", "value red is forbidden by "+crd.Spec.Names.Kind+" params"))
+		gomega.Expect(create(ctx, withValue(f, "blue", "blue"))).To(gomega.Succeed(), "a value the custom resource param allows must be admitted")
 	})
 })

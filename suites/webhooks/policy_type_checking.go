@@ -19,7 +19,9 @@ var policyTypeChecking = spec.Spec{
 	Suite:     "webhooks",
 	Description: "The controller manager type-checks each ValidatingAdmissionPolicy generation against the schema of the kinds it matches: " +
 		"status.typeChecking lists a warning per ill-typed expression or messageExpression (its fieldRef, the kind, the CEL error), none for a well-typed one, " +
-		"and status.observedGeneration says which generation was checked; a change fixing the expressions clears the warnings.",
+		"and status.observedGeneration says which generation was checked; a change fixing the expressions clears the warnings. " +
+		"A rule is checked against at most 10 kinds (those of its first sorted resources), listed by group, version and kind; " +
+		"resources that resolve to no kind are skipped, and a rule with a wildcard group is not checked.",
 	Features: []features.Name{features.ValidatingAdmissionPolicy, features.ControllerManager},
 	// Extended: the status is a controller manager's work, an optional feature.
 	Profile: spec.Extended,
@@ -96,4 +98,6 @@ var _ = harness.Describe(policyTypeChecking, func(f *harness.Framework) {
 		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
 		gomega.Expect(checked(ctx, ill)).To(gomega.BeEmpty(), "fixing the expressions must clear the warnings of the new generation")
 	})
+
+	describeTypeCheckedKinds(f)
 })
