@@ -21,7 +21,7 @@ var _ = Register(
 		Promise: "A validating webhook's answer carrying a patch is a failed call; the patch is never applied.",
 		Specs:   []string{"WebhookPatchRules"}},
 	Clause{ID: "answer.patch-must-apply", Area: WebhookAnswer, Source: respRef + ".patch",
-		Promise: "A patch that does not apply to the object rejects the request with 500, and no part of it is stored; so does a patch that applies but leaves no object of the request's kind (a value of the wrong type), under failurePolicy Ignore as under Fail, since the call did not fail.",
+		Promise: "A patch that does not apply to the object rejects the request with 500, and no part of it is stored; so does a patch that applies but leaves no object of the request's kind (a value of the wrong type) under failurePolicy Fail; under Ignore such a request is rejected (the pinned release, docs/upstream-defects.md) or admitted unpatched, never with the value.",
 		Specs:   []string{"WebhookPatchRules"}},
 	Clause{ID: "answer.patch-on-delete", Area: WebhookAnswer, Source: respRef + ".patch",
 		Promise: "A patch answering a DELETE (which has no object) rejects the delete, and the object stays.",
