@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
@@ -85,7 +86,7 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 		if err != nil {
 			return nil, err
 		}
-		return i, writeAtomically(i.entry, script, 0o755)
+		return i, atomicfile.Write(i.entry, script, 0o755)
 	}
 	return i, nil
 }

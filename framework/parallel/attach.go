@@ -10,6 +10,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // AttachVersion identifies the attach file's format. Parent and workers are
@@ -123,11 +124,7 @@ func WriteAttach(path string, a Attach) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, append(data, '\n'), 0o600)
 }
 
 // ReadAttach reads an attach file.
