@@ -232,7 +232,7 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	stage = "the specs"
 	specsStarted.Store(true)
 	sig.RunningSpecs(true)
-	res, err := runSpecs(out, o, env, runOpts, planes) // one after another, or in parallel (parallel.go)
+	res, err := runSpecs(out, o, env, runOpts, planes, sig) // one after another, or in parallel (parallel.go)
 	sig.RunningSpecs(false)
 	for _, p := range planes {
 		p.beginStop() // beside the cluster's tear-down
