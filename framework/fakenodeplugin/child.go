@@ -25,7 +25,7 @@ type childConfig struct {
 	// Ready is created once a server listens.
 	Ready string `json:"ready"`
 	// Requests is a shell plugin's request FIFO, Calls the dir its
-	// relay script makes a dir in for each call.
+	// shim script makes a dir in for each call.
 	Requests string `json:"requests,omitempty"`
 	Calls    string `json:"calls,omitempty"`
 }

@@ -28,7 +28,7 @@ type Installed struct {
 }
 
 // Install puts p into pluginDir (keeping its journal under stateDir),
-// starts its server (for a shell plugin, the one its relay script calls)
+// starts its server (for a shell plugin, the one its shim script calls)
 // and waits up to timeout until it listens.
 // log receives a server's output.
 func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.Writer, timeout, poll time.Duration) (_ *Installed, err error) {
@@ -81,7 +81,7 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 		return nil, fmt.Errorf("fake %s plugin %s did not start listening: %w", p.Type, p.Name, err)
 	}
 	if p.Type == nodeadmission.PluginTypeShell {
-		// The relay goes into the plugin dir last, once its server reads.
+		// The shim goes into the plugin dir last, once its server reads.
 		script, err := shellScript(c)
 		if err != nil {
 			return nil, err

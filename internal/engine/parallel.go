@@ -84,9 +84,9 @@ type parallelRun struct {
 	dir     string // private work dir: attach file, workers' reports and output
 	attach  string
 	// planes are the run's propagation planes (plane.go), if any.
-	planes []*plane
-	router *parallel.Router
-	relay  *parallel.Relay
+	planes  []*plane
+	router  *parallel.Router
+	routing *parallel.Routing
 	// sig owns the run's signals; run passes each on to the workers.
 	sig *interrupt.Watcher
 
@@ -110,13 +110,13 @@ func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options
 			p.close()
 		}
 	}()
-	var relay *parallel.Relay
+	var routing *parallel.Routing
 	if e, ok := env.Cluster.(cluster.WebhookEndpoint); ok {
-		if relay, err = p.startRouter(e); err != nil {
+		if routing, err = p.startRouter(e); err != nil {
 			return nil, err
 		}
 	}
-	if err := p.describe(relay); err != nil {
+	if err := p.describe(routing); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -124,11 +124,11 @@ func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options
 
 // describe writes the attach file workers read when they start (again once
 // the nodes are up, with them).
-func (p *parallelRun) describe(relay *parallel.Relay) error {
-	if relay != nil {
-		p.relay = relay
+func (p *parallelRun) describe(routing *parallel.Routing) error {
+	if routing != nil {
+		p.routing = routing
 	}
-	a, err := attached.Describe(p.env, nil, p.relay)
+	a, err := attached.Describe(p.env, nil, p.routing)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (p *parallelRun) watchNodes(ctx context.Context) {
 
 // startRouter puts the router where the relay delivers webhook calls, in
 // place of this process's own webhook server, which no spec uses here.
-func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Relay, error) {
+func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Routing, error) {
 	listen, advertise := e.WebhookEndpoint()
 	ca, err := pki.NewCA("admission-conformance-webhooks-" + p.env.RunID)
 	if err != nil {
@@ -199,7 +199,7 @@ func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Relay, e
 	if p.router, err = parallel.StartRouter(listen, advertise, names, ca, routes, p.env.Logger); err != nil {
 		return nil, err
 	}
-	return &parallel.Relay{Advertise: advertise, CACert: ca.CertPEM(), CAKey: key, Dir: routes}, nil
+	return &parallel.Routing{Advertise: advertise, CACert: ca.CertPEM(), CAKey: key, Dir: routes}, nil
 }
 
 func (p *parallelRun) close() {

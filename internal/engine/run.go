@@ -5,7 +5,7 @@
 // repeat.go), stops the cluster and writes the reports, with SIGINT,
 // SIGTERM and SIGHUP held in every phase (internal/engine/interrupt). An
 // in-cluster run's client and pod are internal/engine/incluster, a matrix
-// of runs internal/engine/matrix. Errors are *exitcode.Error: the exit code
+// of runs internal/engine/matrixrun. Errors are *exitcode.Error: the exit code
 // with one line.
 package engine
 
