@@ -86,8 +86,8 @@ FUZZ_TARGETS ?= \
 	./framework/cluster/kubeconfig:FuzzLoadConfig \
 	./framework/incluster:FuzzUnpack \
 	./cmd/run-conformance:FuzzOptionsFile \
-	./internal/engine/matrix:FuzzMatrixFile \
-	./internal/engine/matrix:FuzzTargetFlag \
+	./internal/engine/matrixrun:FuzzMatrixFile \
+	./internal/engine/matrixrun:FuzzTargetFlag \
 	./internal/runconfig:FuzzLabelFilter \
 	./cmd/run-conformance:FuzzFocusSkip \
 	./cmd/run-conformance:FuzzBoundFlag \

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/internal/engine/matrix"
+	"github.com/admission-conformance/admission-conformance/internal/engine/matrixrun"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
 func newMatrixCommand() *cobra.Command {
-	var o matrix.Options
+	var o matrixrun.Options
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Run the specs in several clusters at once (in-cluster runs) and aggregate them into matrix.json and matrix.html",
@@ -32,7 +32,7 @@ func newMatrixCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.File, "file", "f", "", "matrix file (YAML): dir, parallel, image, run (options for every target), targets")
-	fs.StringVar(&o.Dir, "dir", matrix.DefaultDir, "the matrix dir: a report dir per target, matrix.json, matrix.html; the previous run moves to previous/")
+	fs.StringVar(&o.Dir, "dir", matrixrun.DefaultDir, "the matrix dir: a report dir per target, matrix.json, matrix.html; the previous run moves to previous/")
 	fs.IntVar(&o.Parallel, "parallel", 2, "how many targets run at once")
 	fs.StringVar(&o.Image, "image", "", "the harness image kubeconfig targets pull (write it with 'run-conformance image')")
 	fs.StringVar(&o.Options, "options", "", "options file (run's) every target's run takes")

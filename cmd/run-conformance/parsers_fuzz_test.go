@@ -3,7 +3,7 @@ package main
 // Fuzz targets for every input run-conformance parses from a user or a
 // file (issue 23 item 4): here the options file, --focus and --skip,
 // --bound, and results.json as report and compare read it; matrix.yaml and
-// --target are fuzzed in internal/engine/matrix, the label filter,
+// --target are fuzzed in internal/engine/matrixrun, the label filter,
 // --etcd-delay and --rerun-failed in internal/runconfig, an in-cluster
 // run's --history in internal/reports. Each calls the path the CLI takes
 // (flags parsed into runOptions, then load and validate; or the command

@@ -10,12 +10,13 @@
 package absence
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // Register is one process's side of the run's notes. Notes are files in a
@@ -59,19 +60,8 @@ func (r *Register) Note(what, cause string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(r.dir, ".note-*")
-	if err != nil {
-		return fmt.Errorf("absence register: %w", err)
-	}
-	_, werr := tmp.WriteString(cause)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("absence register: %w", err)
-	}
 	// Renamed into place: a reader sees the whole cause or none.
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := atomicfile.Write(p, []byte(cause), 0o600); err != nil {
 		return fmt.Errorf("absence register: %w", err)
 	}
 	return nil

@@ -8,7 +8,6 @@ package certify
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -26,6 +25,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/report"
 	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/targz"
 )
 
 // The bundle's fixed file names.
@@ -133,27 +133,13 @@ func Sign(manifest []byte, key ed25519.PrivateKey) []byte {
 
 // Pack writes files as a tar.gz, manifest first, then by name.
 func Pack(files map[string][]byte, mtime time.Time) ([]byte, error) {
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
 	names := sortedNames(files)
 	sort.SliceStable(names, func(i, j int) bool { return rank(names[i]) < rank(names[j]) })
-	for _, name := range names {
-		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), ModTime: mtime.UTC().Truncate(time.Second), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(files[name]); err != nil {
-			return nil, err
-		}
+	entries := make([]targz.File, len(names))
+	for i, name := range names {
+		entries[i] = targz.File{Name: name, Data: files[name]}
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return targz.Pack(entries, mtime)
 }
 
 func rank(name string) int {

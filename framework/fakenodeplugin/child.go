@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -26,7 +25,7 @@ type childConfig struct {
 	// Ready is created once a server listens.
 	Ready string `json:"ready"`
 	// Requests is a shell plugin's request FIFO, Calls the dir its
-	// relay script makes a dir in for each call.
+	// shim script makes a dir in for each call.
 	Requests string `json:"requests,omitempty"`
 	Calls    string `json:"calls,omitempty"`
 }
@@ -87,18 +86,6 @@ func die(b Behaviour) {
 // markReady tells the parent a server listens.
 func markReady(c childConfig) error {
 	return os.WriteFile(c.Ready, []byte(fmt.Sprint(os.Getpid())), 0o644)
-}
-
-// writeAtomically replaces path's content in one step.
-func writeAtomically(path string, data []byte, perm os.FileMode) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, data, perm); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, perm); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // orphaned reports whether this process's parent has gone (it was

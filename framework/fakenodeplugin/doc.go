@@ -6,7 +6,7 @@
 //
 //   - shell: Install starts this binary as a long-lived server reading a
 //     request FIFO, and writes an executable POSIX shell script in the
-//     node's plugin directory that relays each pod to it (shell.go); each
+//     node's plugin directory that passes each pod to it (a shim) (shell.go); each
 //     admission is one process of that script, its exit status and output
 //     the server's verdict. (Re-executing this binary for each admission
 //     cost up to seconds beside a CPU hog.)

@@ -10,6 +10,7 @@ import (
 	_ "google.golang.org/grpc/encoding/proto" // registers the proto codec
 	"google.golang.org/grpc/mem"
 
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission/pluginapi/v1alpha1"
 )
 
@@ -22,7 +23,7 @@ func serveGRPC(ctx context.Context, c childConfig) error {
 	}
 	srv := grpc.NewServer(grpc.ForceServerCodecV2(garbageCodec{}))
 	pluginapi.RegisterPodAdmissionServer(srv, &grpcPlugin{config: c})
-	if err := writeAtomically(c.Entry, []byte(l.Addr().String()+"\n"), 0o644); err != nil {
+	if err := atomicfile.Write(c.Entry, []byte(l.Addr().String()+"\n"), 0o644); err != nil {
 		return err
 	}
 	if err := markReady(c); err != nil {

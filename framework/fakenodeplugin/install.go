@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
@@ -27,7 +28,7 @@ type Installed struct {
 }
 
 // Install puts p into pluginDir (keeping its journal under stateDir),
-// starts its server (for a shell plugin, the one its relay script calls)
+// starts its server (for a shell plugin, the one its shim script calls)
 // and waits up to timeout until it listens.
 // log receives a server's output.
 func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.Writer, timeout, poll time.Duration) (_ *Installed, err error) {
@@ -80,12 +81,12 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 		return nil, fmt.Errorf("fake %s plugin %s did not start listening: %w", p.Type, p.Name, err)
 	}
 	if p.Type == nodeadmission.PluginTypeShell {
-		// The relay goes into the plugin dir last, once its server reads.
+		// The shim goes into the plugin dir last, once its server reads.
 		script, err := shellScript(c)
 		if err != nil {
 			return nil, err
 		}
-		return i, writeAtomically(i.entry, script, 0o755)
+		return i, atomicfile.Write(i.entry, script, 0o755)
 	}
 	return i, nil
 }

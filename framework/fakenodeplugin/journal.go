@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -48,11 +49,7 @@ func record(dir string, inv Invocation) error {
 		return err
 	}
 	name := fmt.Sprintf("%020d-%d.json", inv.ReceivedNanos, inv.PID)
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, name))
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o644)
 }
 
 // readJournal returns a plugin's invocations in the order they arrived.

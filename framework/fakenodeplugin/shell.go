@@ -18,14 +18,14 @@ import (
 // packages) took up to seconds beside a CPU hog, and the fake's own start-up
 // then failed timing cases and control pods ("did not answer in time") that
 // say nothing of the host. So the program is a small POSIX shell script that
-// relays the pod to a server process of this binary, started at install
+// passes the pod to a server process of this binary, started at install
 // like the other types': it writes the pod into a call dir, names the dir
 // on the server's request FIFO, and copies the answer from the dir's answer
 // FIFO to stdout; then it ends as the verdict file says (exit status, or
 // SIGKILL for a crash). The host sees the script's own process, its exit
 // and its output, as it would a plugin's.
 
-// shellScript is the relay the host runs.
+// shellScript is the shim the host runs.
 func shellScript(c childConfig) ([]byte, error) {
 	for _, s := range []string{c.Requests, c.Calls} {
 		if strings.ContainsAny(s, "'\n") {
@@ -51,7 +51,7 @@ exit 74
 `, c.Calls, c.Requests)), nil
 }
 
-// serveShell answers the relay's calls named on the request FIFO until ctx
+// serveShell answers the shim's calls named on the request FIFO until ctx
 // ends.
 func serveShell(ctx context.Context, c childConfig) error {
 	// Opened for reading and writing, so that it never reads end of file

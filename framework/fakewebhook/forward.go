@@ -3,9 +3,10 @@ package fakewebhook
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sync"
+
+	"github.com/admission-conformance/admission-conformance/internal/splice"
 )
 
 // ExternalIPv4 returns an IPv4 address of this host that is not loopback
@@ -113,16 +114,5 @@ func (f *Forwarder) relay(in net.Conn) {
 		}
 		defer f.untrack(c)
 	}
-	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		if c, ok := dst.(*net.TCPConn); ok {
-			_ = c.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	go pipe(out, in)
-	go pipe(in, out)
-	<-done
-	<-done
+	splice.Join(in, out)
 }

@@ -8,12 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/admission-conformance/admission-conformance/framework/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // Media types of what Write produces.
@@ -62,22 +61,16 @@ type Result struct {
 // WriteFile writes the image archive to path (via a temp file, renamed
 // into place when complete).
 func WriteFile(path string, opts ...Option) (Result, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	var res Result
+	err := atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error {
+		var err error
+		res, err = Write(w, opts...)
+		return err
+	})
 	if err != nil {
 		return Result{}, err
 	}
-	defer os.Remove(tmp.Name())
-	res, err := Write(tmp, opts...)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return Result{}, err
-	}
-	return res, os.Rename(tmp.Name(), path)
+	return res, nil
 }
 
 // Write writes the image as one tar archive to w.

@@ -20,6 +20,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/admission-conformance/admission-conformance/internal/targz"
 )
 
 // The pod's report dir travels in ConfigMaps of the run's namespace: a
@@ -151,9 +153,7 @@ func pack(dir string) ([]byte, error) {
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
+	var files []targz.File
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
@@ -162,20 +162,9 @@ func pack(dir string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := tw.WriteHeader(&tar.Header{Name: e.Name(), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(data); err != nil {
-			return nil, err
-		}
+		files = append(files, targz.File{Name: e.Name(), Data: data})
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return targz.Pack(files, time.Time{})
 }
 
 // unpack writes the archive's files into dir. Only plain file names are

@@ -10,6 +10,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // AttachVersion identifies the attach file's format. Parent and workers are
@@ -53,10 +54,10 @@ type Attach struct {
 	WebhookHost string `json:"webhookHost,omitempty"`
 	// WebhookHosts are extra names the webhook certificates carry.
 	WebhookHosts []string `json:"webhookHosts,omitempty"`
-	// Relay, when set, is how workers' webhook servers are reached through
+	// Routing, when set, is how workers' webhook servers are reached through
 	// the parent's router in front of an in-cluster relay
 	// (cluster.WebhookEndpoint).
-	Relay *Relay `json:"relay,omitempty"`
+	Routing *Routing `json:"routing,omitempty"`
 	// PluginHosts are the nodes' KEP-2823 plugin hosts (nodes.PluginHosts),
 	// by node name: directories on this host, so workers configure them as
 	// the parent would.
@@ -92,11 +93,11 @@ type PluginHost struct {
 	Timeout   time.Duration `json:"timeout"`
 }
 
-// Relay says how a worker's webhook server is reached when the apiservers
+// Routing says how a worker's webhook server is reached when the apiservers
 // call this host through the in-cluster relay: the parent's router listens
 // where the relay's tunnels deliver, terminates TLS with a certificate of
 // the run's webhook CA, and passes each call to the worker named in its path.
-type Relay struct {
+type Routing struct {
 	// Advertise is host:port the apiservers call (the relay Service).
 	Advertise string `json:"advertise"`
 	// CACert and CAKey are the run's webhook CA, PEM: every worker's
@@ -123,11 +124,7 @@ func WriteAttach(path string, a Attach) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, append(data, '\n'), 0o600)
 }
 
 // ReadAttach reads an attach file.

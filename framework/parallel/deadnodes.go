@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // The hollow kubelets are child processes of the parent, so only the parent
@@ -24,20 +25,7 @@ func WriteDeadNodes(path string, dead map[string]error) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dead-nodes-")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, raw, 0o600)
 }
 
 // ReadDeadNodes is what WriteDeadNodes recorded at path; a file not written

@@ -392,7 +392,7 @@ func TestAttachFileRoundTrip(t *testing.T) {
 		Capabilities: []features.Name{features.AuditLog}, Supported: []features.Name{features.AuditLog, features.NodeAdmission},
 		Bounds: bounds.Defaults(), AuditLogs: []string{"/a-0.log"}, MetricsShared: true, WebhookHost: "172.18.0.1",
 		PluginHosts: map[string]PluginHost{"node-0": {ConfigDir: "/c", PluginDir: "/p", StateDir: "/s", Timeout: 3 * time.Second}},
-		Relay:       &Relay{Advertise: "10.0.0.9:443", CACert: []byte("ca"), CAKey: []byte("k"), Dir: "/r"}}
+		Routing:     &Routing{Advertise: "10.0.0.9:443", CACert: []byte("ca"), CAKey: []byte("k"), Dir: "/r"}}
 	path := filepath.Join(t.TempDir(), "attach.json")
 	if err := WriteAttach(path, a); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // A cluster whose apiservers reach this host through the in-cluster relay
@@ -52,11 +53,10 @@ func NewRoute() (string, error) {
 
 // Announce tells the router where route's server listens.
 func Announce(dir, route, addr string) error {
-	tmp := filepath.Join(dir, "."+route)
-	if err := os.WriteFile(tmp, []byte(addr), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, route), []byte(addr), 0o600); err != nil {
 		return fmt.Errorf("announce the webhook server to the router: %w", err)
 	}
-	return os.Rename(tmp, filepath.Join(dir, route))
+	return nil
 }
 
 // Router passes webhook calls to the workers' servers.

@@ -53,7 +53,7 @@ func Build(res results.Results, impl *Implementation) ConformanceReport {
 }
 
 func buildProfile(p spec.Profile, cases []results.Spec, supported map[string]bool) Profile {
-	out := Profile{Name: string(p), Statistics: Statistics{Total: len(cases)}}
+	out := Profile{Name: string(p)}
 	optional := map[string]bool{}
 	for _, s := range cases {
 		for _, f := range s.Features {
@@ -61,20 +61,15 @@ func buildProfile(p spec.Profile, cases []results.Spec, supported map[string]boo
 				optional[f] = true
 			}
 		}
+		out.Statistics.Add(s.State)
 		switch s.State {
-		case results.Passed:
-			out.Statistics.Passed++
 		case results.Failed:
-			out.Statistics.Failed++
 			out.Failed = append(out.Failed, outcome(s))
 		case results.Skipped:
-			out.Statistics.Skipped++
 			out.Skipped = append(out.Skipped, outcome(s))
 		case results.NotSupported:
-			out.Statistics.NotSupported++
 			out.NotSupported = append(out.NotSupported, outcome(s))
 		case results.Flaky:
-			out.Statistics.Flaky++
 			out.Flaky = append(out.Flaky, outcome(s))
 		}
 	}
@@ -97,7 +92,7 @@ func buildProfile(p spec.Profile, cases []results.Spec, supported map[string]boo
 // cases are not-supported when their optional feature is neither declared
 // nor claimed, which is not a gap in what the implementation claims. A
 // flaky case failed at least once on this cluster: the profile fails.
-func profileResult(p spec.Profile, s Statistics) Result {
+func profileResult(p spec.Profile, s results.Summary) Result {
 	switch {
 	case s.Failed > 0 || s.Flaky > 0:
 		return Failure

@@ -81,9 +81,9 @@ type Cluster struct {
 // Profile is one profile's outcome.
 type Profile struct {
 	// Name is core, extended or reference.
-	Name       string     `json:"name"`
-	Result     Result     `json:"result"`
-	Statistics Statistics `json:"statistics"`
+	Name       string          `json:"name"`
+	Result     Result          `json:"result"`
+	Statistics results.Summary `json:"statistics"`
 	// SupportedFeatures are the optional features this profile's specs
 	// need that the cluster declared or the user claimed;
 	// UnsupportedFeatures are the others.
@@ -97,18 +97,6 @@ type Profile struct {
 	// Flaky lists the cases that passed in some repetitions and failed in
 	// others (run --repeat), with their pass rate.
 	Flaky []Outcome `json:"flaky,omitempty"`
-}
-
-// Statistics counts a profile's spec cases by state.
-type Statistics struct {
-	Total        int `json:"total"`
-	Passed       int `json:"passed"`
-	Failed       int `json:"failed"`
-	Skipped      int `json:"skipped"`
-	NotSupported int `json:"notSupported"`
-	// Flaky counts the flaky cases; absent when none (every run without
-	// --repeat).
-	Flaky int `json:"flaky,omitempty"`
 }
 
 // Outcome is a spec case that did not pass, and why.

@@ -116,7 +116,8 @@ type Selection struct {
 	Skip        []string `json:"skip,omitempty"`
 }
 
-// Summary counts spec cases by state.
+// Summary counts spec cases by state: a run's (results.json) and a
+// profile's (report.yaml's statistics).
 type Summary struct {
 	Total        int `json:"total"`
 	Passed       int `json:"passed"`
@@ -166,22 +167,28 @@ func (r *Results) Summarize() {
 		c := fields.Cover(uses)
 		r.Coverage = &c
 	}
-	s := Summary{Total: len(r.Specs)}
+	s := Summary{}
 	for _, spec := range r.Specs {
-		switch spec.State {
-		case Passed:
-			s.Passed++
-		case Failed:
-			s.Failed++
-		case Skipped:
-			s.Skipped++
-		case NotSupported:
-			s.NotSupported++
-		case Flaky:
-			s.Flaky++
-		}
+		s.Add(spec.State)
 	}
 	r.Summary = s
+}
+
+// Add counts one case in state.
+func (s *Summary) Add(state State) {
+	s.Total++
+	switch state {
+	case Passed:
+		s.Passed++
+	case Failed:
+		s.Failed++
+	case Skipped:
+		s.Skipped++
+	case NotSupported:
+		s.NotSupported++
+	case Flaky:
+		s.Flaky++
+	}
 }
 
 // Write writes results.json into dir, creating dir. The results of a run

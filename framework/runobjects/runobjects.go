@@ -2,14 +2,16 @@
 // creates and labels with its run ID: what the sweep deletes, what
 // `cleanup` looks for and reports, and what the preflight checks a user may
 // manage. Namespaced objects go with their namespaces. The reference
-// initializers install kinds of their own (reference/initializers/install
-// sweeps them).
+// initializers install kinds of their own, listed here too
+// (ReferenceInitializerKinds), which their sweep deletes.
 package runobjects
 
 import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
 )
 
 // Kind is one cluster-level kind a run creates.
@@ -35,6 +37,29 @@ var kinds = []Kind{
 	// custom resources.
 	{CustomResourceDefinitions, "custom resource definitions"},
 	{Namespaces, "namespaces"},
+}
+
+// referenceKinds are the cluster-level kinds the reference initializers'
+// installation creates and labels, in the order their sweep deletes them
+// (reference/initializers/install.Sweep): the configurations first, RBAC
+// last; their namespace, one of a fixed name, goes after them.
+var referenceKinds = []Kind{
+	{v1alpha1.GroupVersionResource, "initializer configurations"},
+	{admission("mutatingwebhookconfigurations"), "mutating webhook configurations"},
+	{admission("validatingadmissionpolicybindings"), "validating admission policy bindings"},
+	{admission("validatingadmissionpolicies"), "validating admission policies"},
+	{CustomResourceDefinitions, "custom resource definitions"},
+	{rbac("clusterrolebindings"), "cluster role bindings"},
+	{rbac("clusterroles"), "cluster roles"},
+}
+
+// ReferenceInitializerKinds returns the kinds the reference initializers
+// install, in the order their sweep deletes them. Only a run that
+// installed them sweeps them (it alone holds the rights to).
+func ReferenceInitializerKinds() []Kind { return slices.Clone(referenceKinds) }
+
+func rbac(resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource}
 }
 
 // CustomResourceGroup is the API group of the custom resources a run

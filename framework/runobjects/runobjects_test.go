@@ -51,3 +51,18 @@ func TestNamespacesAreSweptLast(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceInitializerKindsBeginWithTheirConfigurations: the sweep
+// deletes the configurations first (nothing then asks the webhook about
+// them), never namespaces (the reference namespace goes by name after).
+func TestReferenceInitializerKindsBeginWithTheirConfigurations(t *testing.T) {
+	k := ReferenceInitializerKinds()
+	if len(k) == 0 || k[0].What != "initializer configurations" {
+		t.Fatalf("reference kinds %v: want the initializer configurations first", k)
+	}
+	for _, kind := range k {
+		if kind.Resource == Namespaces {
+			t.Errorf("namespaces among the reference kinds")
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // Suffix is the name suffix every static configuration must have, and that
@@ -55,20 +56,16 @@ func Write(dirs []map[cluster.StaticPlugin]string, plugin cluster.StaticPlugin, 
 
 // WriteRaw puts data into file name of plugin's directory on every replica.
 // Each file appears whole: it is written under a name the apiservers ignore
-// (their loader reads .yaml, .yml and .json only) and renamed into place, so
-// a watcher never reads half a file and counts a failed reload for it.
+// (their loader reads .yaml, .yml and .json only; atomicfile's temporary
+// names end in .tmp) and renamed into place, so a watcher never reads half a
+// file and counts a failed reload for it.
 func WriteRaw(dirs []map[cluster.StaticPlugin]string, plugin cluster.StaticPlugin, name string, data []byte) error {
 	for i, d := range dirs {
 		dir, ok := d[plugin]
 		if !ok {
 			return fmt.Errorf("replica %d has no static manifests directory for %s", i, plugin)
 		}
-		path := filepath.Join(dir, name)
-		tmp := path + ".writing"
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, path); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err
 		}
 	}

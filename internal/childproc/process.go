@@ -63,6 +63,7 @@ func start(s Spec, group *Group) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: start: %w", s.Name, err)
 	}
+	recordStarted(p, s.OwnGroup)
 	if group != nil {
 		group.add(p)
 	}
@@ -72,6 +73,7 @@ func start(s Spec, group *Group) (*Process, error) {
 			w.flush()
 		}
 		p.exit = exitOf(cmd, err)
+		recordReaped(p)
 		if group != nil {
 			group.remove(p)
 		}

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
@@ -27,6 +25,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
@@ -47,11 +46,12 @@ import (
 // repetition runs in a worker (repeat.go), --parallel 1 one at a time. The
 // error is the nodes' failing to start after the control plane
 // (backgroundNodes), or workers that --repeat needs and that cannot be set
-// up: a cluster that could not be set up.
-func runSpecs(out io.Writer, o runconfig.Config, env *harness.Env, runOpts runner.Options, planes []*plane) (results.Results, error) {
+// up: a cluster that could not be set up. sig is the run's one owner of
+// signals, which a parallel run asks for each one to pass on.
+func runSpecs(out io.Writer, o runconfig.Config, env *harness.Env, runOpts runner.Options, planes []*plane, sig *interrupt.Watcher) (results.Results, error) {
 	workers := o.Workers()
 	if o.Repeat > 1 || (workers > 1 && o.SelectedSpecs() > 1) {
-		p, err := newParallelRun(o, env, runOpts, planes)
+		p, err := newParallelRun(o, env, runOpts, planes, sig)
 		if err == nil {
 			defer p.close()
 			return p.run(workers)
@@ -84,9 +84,11 @@ type parallelRun struct {
 	dir     string // private work dir: attach file, workers' reports and output
 	attach  string
 	// planes are the run's propagation planes (plane.go), if any.
-	planes []*plane
-	router *parallel.Router
-	relay  *parallel.Relay
+	planes  []*plane
+	router  *parallel.Router
+	routing *parallel.Routing
+	// sig owns the run's signals; run passes each on to the workers.
+	sig *interrupt.Watcher
 
 	mu       sync.Mutex
 	outcomes []results.Spec
@@ -96,25 +98,25 @@ type parallelRun struct {
 	workers childproc.Group
 }
 
-func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options, planes []*plane) (_ *parallelRun, err error) {
+func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options, planes []*plane, sig *interrupt.Watcher) (_ *parallelRun, err error) {
 	dir, err := rundir.Create("", rundir.ParallelPrefix)
 	if err != nil {
 		return nil, err
 	}
 	p := &parallelRun{o: o, env: env, runOpts: runOpts, dir: dir, attach: filepath.Join(dir, "attach.json"), planes: planes,
-		failures: map[string]string{}}
+		sig: sig, failures: map[string]string{}}
 	defer func() {
 		if err != nil {
 			p.close()
 		}
 	}()
-	var relay *parallel.Relay
+	var routing *parallel.Routing
 	if e, ok := env.Cluster.(cluster.WebhookEndpoint); ok {
-		if relay, err = p.startRouter(e); err != nil {
+		if routing, err = p.startRouter(e); err != nil {
 			return nil, err
 		}
 	}
-	if err := p.describe(relay); err != nil {
+	if err := p.describe(routing); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -122,11 +124,11 @@ func newParallelRun(o runconfig.Config, env *harness.Env, runOpts runner.Options
 
 // describe writes the attach file workers read when they start (again once
 // the nodes are up, with them).
-func (p *parallelRun) describe(relay *parallel.Relay) error {
-	if relay != nil {
-		p.relay = relay
+func (p *parallelRun) describe(routing *parallel.Routing) error {
+	if routing != nil {
+		p.routing = routing
 	}
-	a, err := attached.Describe(p.env, nil, p.relay)
+	a, err := attached.Describe(p.env, nil, p.routing)
 	if err != nil {
 		return err
 	}
@@ -171,7 +173,7 @@ func (p *parallelRun) watchNodes(ctx context.Context) {
 
 // startRouter puts the router where the relay delivers webhook calls, in
 // place of this process's own webhook server, which no spec uses here.
-func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Relay, error) {
+func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Routing, error) {
 	listen, advertise := e.WebhookEndpoint()
 	ca, err := pki.NewCA("admission-conformance-webhooks-" + p.env.RunID)
 	if err != nil {
@@ -197,7 +199,7 @@ func (p *parallelRun) startRouter(e cluster.WebhookEndpoint) (*parallel.Relay, e
 	if p.router, err = parallel.StartRouter(listen, advertise, names, ca, routes, p.env.Logger); err != nil {
 		return nil, err
 	}
-	return &parallel.Relay{Advertise: advertise, CACert: ca.CertPEM(), CAKey: key, Dir: routes}, nil
+	return &parallel.Routing{Advertise: advertise, CACert: ca.CertPEM(), CAKey: key, Dir: routes}, nil
 }
 
 func (p *parallelRun) close() {
@@ -272,24 +274,14 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 	progress := runner.NewProgress(p.runOpts.Progress, p.runOpts.Live, p.runOpts.LiveWidth)
 	progress.Begin(total)
 
-	ctx, cancel := context.WithCancel(context.Background())
+	// Each signal the run's watcher counts goes on to the workers; the
+	// first (even one before this point) stops the schedule.
+	ctx, cancel := context.WithCancel(p.sig.Ctx)
 	defer cancel()
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(signals)
-	stopForwarding := make(chan struct{})
-	defer close(stopForwarding)
-	go func() {
-		for {
-			select {
-			case sig := <-signals:
-				p.forward(sig)
-				cancel()
-			case <-stopForwarding:
-				return
-			}
-		}
-	}()
+	defer p.sig.OnSignal(func(s os.Signal) {
+		p.forward(s)
+		cancel()
+	})()
 
 	go p.watchNodes(ctx)
 

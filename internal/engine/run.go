@@ -5,7 +5,7 @@
 // repeat.go), stops the cluster and writes the reports, with SIGINT,
 // SIGTERM and SIGHUP held in every phase (internal/engine/interrupt). An
 // in-cluster run's client and pod are internal/engine/incluster, a matrix
-// of runs internal/engine/matrix. Errors are *exitcode.Error: the exit code
+// of runs internal/engine/matrixrun. Errors are *exitcode.Error: the exit code
 // with one line.
 package engine
 
@@ -232,7 +232,7 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 	stage = "the specs"
 	specsStarted.Store(true)
 	sig.RunningSpecs(true)
-	res, err := runSpecs(out, o, env, runOpts, planes) // one after another, or in parallel (parallel.go)
+	res, err := runSpecs(out, o, env, runOpts, planes, sig) // one after another, or in parallel (parallel.go)
 	sig.RunningSpecs(false)
 	for _, p := range planes {
 		p.beginStop() // beside the cluster's tear-down

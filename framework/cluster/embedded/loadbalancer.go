@@ -1,10 +1,11 @@
 package embedded
 
 import (
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
+
+	"github.com/admission-conformance/admission-conformance/internal/splice"
 )
 
 // loadBalancer spreads TCP connections over the apiserver replicas round
@@ -58,19 +59,7 @@ func (lb *loadBalancer) proxy(front net.Conn, backend string) {
 		return
 	}
 	defer lb.untrack(front, back)
-	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		// Half-close so the other direction can finish what it is sending.
-		if tcp, ok := dst.(*net.TCPConn); ok {
-			_ = tcp.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	go pipe(back, front)
-	go pipe(front, back)
-	<-done
-	<-done
+	splice.Join(front, back)
 }
 
 // track registers a connection pair, or closes it if the balancer is closing.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/admission-conformance/admission-conformance/internal/splice"
 )
 
 // The in-cluster relay carries apiserver-to-webhook connections from a pod
@@ -105,7 +107,7 @@ func hand(a net.Conn, idle <-chan net.Conn, wait time.Duration, logger logr.Logg
 				t.Close()
 				continue
 			}
-			pipe(a, t)
+			splice.Join(a, t)
 			return
 		case <-timeout.C:
 			logger.Info("no tunnel from the harness: closing an apiserver connection")
@@ -124,26 +126,6 @@ func handshake(t net.Conn) bool {
 	_, err := io.ReadFull(t, b)
 	_ = t.SetReadDeadline(time.Time{})
 	return err == nil && b[0] == ack
-}
-
-// pipe copies both ways until both directions end, then closes both.
-func pipe(a, b net.Conn) {
-	var wg sync.WaitGroup
-	wg.Add(2)
-	cp := func(dst, src net.Conn) {
-		defer wg.Done()
-		_, _ = io.Copy(dst, src)
-		if tc, ok := dst.(interface{ CloseWrite() error }); ok {
-			_ = tc.CloseWrite()
-		} else {
-			_ = dst.Close()
-		}
-	}
-	go cp(a, b)
-	go cp(b, a)
-	wg.Wait()
-	a.Close()
-	b.Close()
 }
 
 // tunnels keeps idle connections open from this host to the relay (at
@@ -199,7 +181,7 @@ func (t *tunnels) run() {
 				l.Close()
 				return
 			}
-			pipe(c, l)
+			splice.Join(c, l)
 		}()
 	}
 }

@@ -25,7 +25,7 @@ import (
 // are the extra names the run's webhook certificates carry. A cluster
 // behind a relay (cluster.WebhookEndpoint) needs relay set: the parent's
 // router (see Router).
-func Describe(env *harness.Env, webhookHosts []string, relay *parallel.Relay) (parallel.Attach, error) {
+func Describe(env *harness.Env, webhookHosts []string, routing *parallel.Routing) (parallel.Attach, error) {
 	c := env.Cluster
 	front, err := parallel.EndpointOf(c.RESTConfig())
 	if err != nil {
@@ -35,7 +35,7 @@ func Describe(env *harness.Env, webhookHosts []string, relay *parallel.Relay) (p
 		RunID: env.RunID, Provider: c.Provider(), Topology: c.Topology(), KubernetesVersion: env.KubernetesVersion,
 		Front: front, Capabilities: parallel.SortedNames(c.Capabilities()),
 		Supported: parallel.SortedNames(env.Supported), Installed: parallel.SortedNames(env.Installed),
-		Bounds: env.Bounds, WebhookHosts: webhookHosts, Relay: relay,
+		Bounds: env.Bounds, WebhookHosts: webhookHosts, Routing: routing,
 	}
 	for _, r := range c.ReplicaConfigs() {
 		e, err := parallel.EndpointOf(r)
@@ -70,7 +70,7 @@ func Describe(env *harness.Env, webhookHosts []string, relay *parallel.Relay) (p
 	if h, ok := c.(cluster.WebhookHost); ok {
 		a.WebhookHost = h.WebhookHost()
 	}
-	if _, ok := c.(cluster.WebhookEndpoint); ok && relay == nil {
+	if _, ok := c.(cluster.WebhookEndpoint); ok && routing == nil {
 		return parallel.Attach{}, fmt.Errorf("the cluster reaches the webhooks through a relay, and no router forwards to the workers")
 	}
 	return a, nil
@@ -186,9 +186,9 @@ func Env(a parallel.Attach, logger logr.Logger) (*harness.Env, error) {
 		opts = append(opts, fakewebhook.WithListenAddress(net.JoinHostPort(a.WebhookHost, "0")), fakewebhook.WithHosts(a.WebhookHost))
 	}
 	var ca *pki.CA
-	if a.Relay != nil {
+	if a.Routing != nil {
 		var err error
-		if ca, err = pki.LoadCA(a.Relay.CACert, a.Relay.CAKey); err != nil {
+		if ca, err = pki.LoadCA(a.Routing.CACert, a.Routing.CAKey); err != nil {
 			return nil, fmt.Errorf("the run's webhook CA: %w", err)
 		}
 		route, err := parallel.NewRoute()
@@ -197,13 +197,13 @@ func Env(a parallel.Attach, logger logr.Logger) (*harness.Env, error) {
 		}
 		// Reached by the router on loopback, advertised at the relay with
 		// the route in front of every path.
-		opts = append(opts, fakewebhook.WithListenAddress("127.0.0.1:0"), fakewebhook.WithAdvertisedAddress(a.Relay.Advertise),
+		opts = append(opts, fakewebhook.WithListenAddress("127.0.0.1:0"), fakewebhook.WithAdvertisedAddress(a.Routing.Advertise),
 			fakewebhook.WithPathPrefix(parallel.RoutePrefix(route)))
 		env, err := attach(a, ca, opts, logger)
 		if err != nil {
 			return nil, err
 		}
-		if err := parallel.Announce(a.Relay.Dir, route, env.Webhooks.ListenAddress()); err != nil {
+		if err := parallel.Announce(a.Routing.Dir, route, env.Webhooks.ListenAddress()); err != nil {
 			_ = env.Close(context.Background())
 			return nil, err
 		}

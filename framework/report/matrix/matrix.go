@@ -135,9 +135,9 @@ func (t Target) HasResults() bool { return t.Summary != nil }
 
 // Profile is one profile's result on a target.
 type Profile struct {
-	Name       string            `json:"name"`
-	Result     report.Result     `json:"result"`
-	Statistics report.Statistics `json:"statistics"`
+	Name       string          `json:"name"`
+	Result     report.Result   `json:"result"`
+	Statistics results.Summary `json:"statistics"`
 }
 
 // Case is one spec case across the targets.

@@ -27,6 +27,10 @@ import (
 //   - during tear-down and report writing it is noted, and the run ends as
 //     interrupted once they are done.
 //
+// It is the one owner of these signals in a command: code that must act on
+// each one (a parallel run passing it on to its workers) subscribes
+// (OnSignal) instead of asking for them itself.
+//
 // The third signal ends the process at once (force), as Ginkgo bails out
 // at its third. Each signal counted is acknowledged, and a command still
 // stopping in order when the interruptStop bound has passed since the
@@ -47,6 +51,8 @@ type Watcher struct {
 	stopOnce    sync.Once
 
 	mu        sync.Mutex
+	handlers  map[int]func(os.Signal) // OnSignal's, by subscription
+	nextID    int
 	stopped   bool // Stop was called: signals are held, not counted
 	first     os.Signal
 	count     int
@@ -103,6 +109,14 @@ func (i *Watcher) got(s os.Signal) {
 		i.overdue = time.AfterFunc(i.bound, i.stillStopping)
 	}
 	w := i.warn
+	seen := s
+	if i.specs && s == syscall.SIGHUP {
+		seen = syscall.SIGTERM // as Ginkgo sees it
+	}
+	handlers := make([]func(os.Signal), 0, len(i.handlers))
+	for _, h := range i.handlers {
+		handlers = append(handlers, h)
+	}
 	i.mu.Unlock()
 	if w != nil {
 		switch n {
@@ -115,6 +129,9 @@ func (i *Watcher) got(s os.Signal) {
 	i.cancel()
 	if n >= 2 {
 		i.cancelAgain()
+	}
+	for _, h := range handlers {
+		h(seen)
 	}
 	if forward {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
@@ -142,6 +159,26 @@ func (i *Watcher) stillStopping() {
 	}
 	fmt.Fprintf(w, "warning: still stopping %s after %s (over the interruptStop bound); %d more interrupt(s) exit at once\n",
 		bound, SignalName(first), 3-n)
+}
+
+// OnSignal calls f with every signal counted from now until remove is
+// called, each before the third ends the process: SIGINT and SIGTERM as
+// they came, SIGHUP while specs run as the SIGTERM Ginkgo is given for it.
+// f runs on the watcher's goroutine and must not block.
+func (i *Watcher) OnSignal(f func(os.Signal)) (remove func()) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.handlers == nil {
+		i.handlers = map[int]func(os.Signal){}
+	}
+	id := i.nextID
+	i.nextID++
+	i.handlers[id] = f
+	return func() {
+		i.mu.Lock()
+		delete(i.handlers, id)
+		i.mu.Unlock()
+	}
 }
 
 // RunningSpecs says whether Ginkgo runs specs now.

@@ -118,3 +118,36 @@ func expectCommandEnds(t *testing.T, env string, code int, out string) {
 func TestSignalAfterStopIsHeld(t *testing.T) {
 	expectCommandEnds(t, heldAfterStopEnv, 3, "said how it ended\n")
 }
+
+// TestOnSignalSeesEachCountedSignal: a subscriber (a parallel run passing
+// signals on to its workers) gets every counted signal, SIGHUP while specs
+// run as the SIGTERM Ginkgo gets, and the third before force; not the
+// SIGTERM the watcher sends itself for Ginkgo, nor any after remove.
+func TestOnSignalSeesEachCountedSignal(t *testing.T) {
+	var mu sync.Mutex
+	var seen []os.Signal
+	forced := false
+	i := Watch(func(os.Signal) {
+		mu.Lock()
+		forced = true
+		if len(seen) != 3 {
+			t.Errorf("forced having passed on %v, want the third first", seen)
+		}
+		mu.Unlock()
+	})
+	// No Stop: after a third signal force owns the exit, and Stop waits
+	// for it forever (TestForceOwnsTheExit).
+	remove := i.OnSignal(func(s os.Signal) { mu.Lock(); seen = append(seen, s); mu.Unlock() })
+	i.RunningSpecs(true)
+	i.got(syscall.SIGINT)
+	i.got(syscall.SIGHUP) // the watcher also sends itself a SIGTERM, not counted
+	time.Sleep(200 * time.Millisecond)
+	i.got(syscall.SIGTERM)
+	remove()
+	i.got(syscall.SIGINT)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGTERM}; fmt.Sprint(seen) != fmt.Sprint(want) || !forced {
+		t.Errorf("passed on %v (forced %v), want %v then forced", seen, forced, want)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,23 +13,21 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/admission-conformance/admission-conformance/framework/runobjects"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
 )
 
 // Sweep deletes what an installation or the specs left behind with labels
 // matching selector (a killed run): InitializerConfigurations, then the
 // webhook configuration, the policy, the CRD, the RBAC and the namespace.
-// Kinds the cluster does not serve are skipped.
+// The kinds are runobjects' one list (ReferenceInitializerKinds); kinds
+// the cluster does not serve are skipped.
 func Sweep(ctx context.Context, admin *rest.Config, selector string) error {
 	client, err := kubernetes.NewForConfig(admin)
 	if err != nil {
 		return err
 	}
 	dyn, err := dynamic.NewForConfig(admin)
-	if err != nil {
-		return err
-	}
-	crds, err := apiextensionsclient.NewForConfig(admin)
 	if err != nil {
 		return err
 	}
@@ -42,14 +39,9 @@ func Sweep(ctx context.Context, admin *rest.Config, selector string) error {
 			errs = append(errs, fmt.Errorf("sweep %s: %w", what, err))
 		}
 	}
-	collect("initializer configurations", dyn.Resource(v1alpha1.GroupVersionResource).DeleteCollection(ctx, del, list))
-	ar := client.AdmissionregistrationV1()
-	collect("mutating webhook configurations", ar.MutatingWebhookConfigurations().DeleteCollection(ctx, del, list))
-	collect("validating admission policy bindings", ar.ValidatingAdmissionPolicyBindings().DeleteCollection(ctx, del, list))
-	collect("validating admission policies", ar.ValidatingAdmissionPolicies().DeleteCollection(ctx, del, list))
-	collect("custom resource definitions", crds.ApiextensionsV1().CustomResourceDefinitions().DeleteCollection(ctx, del, list))
-	collect("cluster role bindings", client.RbacV1().ClusterRoleBindings().DeleteCollection(ctx, del, list))
-	collect("cluster roles", client.RbacV1().ClusterRoles().DeleteCollection(ctx, del, list))
+	for _, k := range runobjects.ReferenceInitializerKinds() {
+		collect(k.What, dyn.Resource(k.Resource).DeleteCollection(ctx, del, list))
+	}
 	if ns, err := client.CoreV1().Namespaces().Get(ctx, v1alpha1.Namespace, metav1.GetOptions{}); err == nil {
 		if matches(ns.Labels, selector) {
 			collect("namespace", client.CoreV1().Namespaces().Delete(ctx, ns.Name, del))

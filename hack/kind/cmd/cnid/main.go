@@ -8,11 +8,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 const confFile = "/etc/cni/net.d/10-kindnet.conflist"
@@ -106,12 +106,5 @@ func writeConfig(podCIDR string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(confFile), ".10-kindnet.conflist.tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, confFile); err != nil {
-		return fmt.Errorf("rename: %w", err)
-	}
-	return nil
+	return atomicfile.Write(confFile, data, 0o644)
 }

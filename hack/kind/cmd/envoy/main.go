@@ -12,7 +12,6 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -23,6 +22,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/admission-conformance/admission-conformance/internal/splice"
 )
 
 type socketAddress struct {
@@ -188,19 +189,8 @@ func (p *proxy) serve(conn net.Conn) {
 		if err != nil {
 			continue
 		}
-		defer up.Close()
-		done := make(chan struct{}, 2)
-		go func() { _, _ = io.Copy(up, conn); closeWrite(up); done <- struct{}{} }()
-		go func() { _, _ = io.Copy(conn, up); closeWrite(conn); done <- struct{}{} }()
-		<-done
-		<-done
+		splice.Join(conn, up)
 		return
-	}
-}
-
-func closeWrite(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
-		_ = tc.CloseWrite()
 	}
 }
 

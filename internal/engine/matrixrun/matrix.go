@@ -1,8 +1,8 @@
-// Package matrix runs the conformance specs in several clusters at once
+// Package matrixrun runs the conformance specs in several clusters at once
 // (`matrix`): each target's run is `run --in-cluster` in a child process
 // with its own options file, and the matrix aggregates their results into
 // matrix.json and matrix.html (framework/report/matrix).
-package matrix
+package matrixrun
 
 import (
 	"encoding/json"
