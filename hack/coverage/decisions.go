@@ -28,11 +28,6 @@ const (
 	// Spec: specs that reach it exist, but not on the embedded cluster the
 	// coverage run uses (kind-only specs, say); Specs names them.
 	Spec Kind = "spec"
-	// Gap: a request reaches it and the contract promises what it does,
-	// but no spec asserts it yet: open work, listed with what a spec must
-	// send and expect (hack/coverage/CANDIDATES.md), counted apart, never
-	// hidden. A block that is in none of the kinds fails the tests.
-	Gap Kind = "gap"
 )
 
 // Decision decides every uncovered block it matches.
@@ -119,7 +114,7 @@ func (d Decision) Validate() error {
 		return errors.New("reason is empty")
 	}
 	switch d.Decision {
-	case OutOfScope, Unreachable, Gap:
+	case OutOfScope, Unreachable:
 		if len(d.Specs) > 0 {
 			return fmt.Errorf("specs go with decision %s only", Spec)
 		}
@@ -128,7 +123,9 @@ func (d Decision) Validate() error {
 			return fmt.Errorf("decision %s names no specs", Spec)
 		}
 	default:
-		return fmt.Errorf("decision must be %s, %s, %s or %s, got %q", OutOfScope, Unreachable, Spec, Gap, d.Decision)
+		// There is no "open" kind: a block a request reaches and the
+		// contract promises gets a spec, not a decision.
+		return fmt.Errorf("decision must be %s, %s or %s, got %q", OutOfScope, Unreachable, Spec, d.Decision)
 	}
 	if len(d.Lines) > 0 {
 		if len(d.Packages) != 1 || len(d.Files) != 1 || strings.ContainsAny(d.Packages[0]+d.Files[0], "*?[") || strings.HasSuffix(d.Packages[0], "/...") {
@@ -186,7 +183,7 @@ func (ds Decisions) Decide(b Block) int {
 type Tally struct {
 	Package                                       string
 	Blocks, Statements                            int
-	OutOfScope, Unreachable, Spec, Gap, Undecided int
+	OutOfScope, Unreachable, Spec, Undecided int
 }
 
 // Apply decides every block: the tallies per package (statements) and the
@@ -218,8 +215,6 @@ func (ds Decisions) Apply(blocks []Block) (tallies []Tally, undecided []Block, u
 			t.Unreachable += b.Statements
 		case Spec:
 			t.Spec += b.Statements
-		case Gap:
-			t.Gap += b.Statements
 		}
 	}
 	for _, p := range order {

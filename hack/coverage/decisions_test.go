@@ -138,6 +138,7 @@ func TestDecisionValidation(t *testing.T) {
 		{Packages: []string{"p"}, Decision: Spec, Reason: "r"},
 		{Packages: []string{"p"}, Decision: Unreachable, Specs: []string{"S"}, Reason: "r"},
 		{Packages: []string{"p["}, Decision: Unreachable, Reason: "r"},
+		{Packages: []string{"p"}, Decision: "gap", Reason: "no spec yet"},
 		{Packages: []string{"p"}, Lines: []string{"3"}, Decision: Unreachable, Reason: "r"},
 		{Packages: []string{"p/..."}, Files: []string{"a.go"}, Lines: []string{"3"}, Decision: Unreachable, Reason: "r"},
 		{Packages: []string{"p"}, Files: []string{"*.go"}, Lines: []string{"3"}, Decision: Unreachable, Reason: "r"},

@@ -268,7 +268,6 @@ func codeCoverage(pkgs []coverage.PackageStats, total coverage.PackageStats, ver
 		cc.Uncovered[string(coverage.OutOfScope)] += t.OutOfScope
 		cc.Uncovered[string(coverage.Unreachable)] += t.Unreachable
 		cc.Uncovered[string(coverage.Spec)] += t.Spec
-		cc.Uncovered[string(coverage.Gap)] += t.Gap
 		cc.Uncovered["undecided"] += t.Undecided
 	}
 	return cc
@@ -328,20 +327,19 @@ func printTable(w io.Writer, pkgs []coverage.PackageStats, total coverage.Packag
 		byPkg[t.Package] = t
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "statements\tcovered\t%\tout of scope\tunreachable\tspec elsewhere\tgap\tundecided\tpackage\t")
+	fmt.Fprintln(tw, "statements\tcovered\t%\tout of scope\tunreachable\tspec elsewhere\tundecided\tpackage\t")
 	for _, p := range pkgs {
 		t := byPkg[p.Package]
-		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%d\t%s\t\n", p.Statements, p.Covered, p.Percent(), t.OutOfScope, t.Unreachable, t.Spec, t.Gap, t.Undecided, p.Package)
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%s\t\n", p.Statements, p.Covered, p.Percent(), t.OutOfScope, t.Unreachable, t.Spec, t.Undecided, p.Package)
 	}
 	var all coverage.Tally
 	for _, t := range tallies {
 		all.OutOfScope += t.OutOfScope
 		all.Unreachable += t.Unreachable
 		all.Spec += t.Spec
-		all.Gap += t.Gap
 		all.Undecided += t.Undecided
 	}
-	fmt.Fprintf(tw, "%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%d\t%s\t\n", total.Statements, total.Covered, total.Percent(), all.OutOfScope, all.Unreachable, all.Spec, all.Gap, all.Undecided, "all")
+	fmt.Fprintf(tw, "%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%s\t\n", total.Statements, total.Covered, total.Percent(), all.OutOfScope, all.Unreachable, all.Spec, all.Undecided, "all")
 	tw.Flush()
 }
 
