@@ -115,12 +115,21 @@ func runningPod(ctx context.Context, f *harness.Framework, pod *corev1.Pod) *cor
 // kubectl patch --subresource resize does: spec holds the part of
 // pod.spec to change (a strategic merge patch).
 func resize(ctx context.Context, f *harness.Framework, pod *corev1.Pod, spec map[string]any) (*corev1.Pod, error) {
+	return resizeWith(ctx, f, pod, spec, metav1.PatchOptions{})
+}
+
+// resizeDryRun is resize with dryRun=All: admission judges it, nothing
+// changes, so a probe may repeat it until an informer catches up.
+func resizeDryRun(ctx context.Context, f *harness.Framework, pod *corev1.Pod, spec map[string]any) (*corev1.Pod, error) {
+	return resizeWith(ctx, f, pod, spec, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+}
+
+func resizeWith(ctx context.Context, f *harness.Framework, pod *corev1.Pod, spec map[string]any, options metav1.PatchOptions) (*corev1.Pod, error) {
 	patch, err := json.Marshal(map[string]any{"spec": spec})
 	if err != nil {
 		return nil, err
 	}
-	return f.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch,
-		metav1.PatchOptions{}, "resize")
+	return f.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, options, "resize")
 }
 
 // expectForbidden checks that err is the apiserver's 403 Forbidden and

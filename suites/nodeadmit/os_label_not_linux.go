@@ -54,16 +54,31 @@ var _ = describe(osLabelNotLinux, func(f *harness.Framework) {
 		pod = runningPod(ctx, f, pod)
 
 		gomega.Expect(relabelOS(ctx, f, node, "windows")).To(gomega.Succeed())
-		ginkgo.DeferCleanup(relabelOS, f, node, own)
-		// The apiserver reads nodes from its informer: wait for the label.
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			gomega.Expect(relabelOS(ctx, f, node, own)).To(gomega.Succeed())
+			// The next spec on this node must not meet the apiserver's
+			// stale view of the label: wait until a resize is admitted
+			// again (a dry run, changing nothing).
+			gomega.Eventually(ctx, func(ctx context.Context) error {
+				_, err := resizeDryRun(ctx, f, pod, containerResources(pod, cpuRequest("20m")))
+				return err
+			}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed(),
+				"the apiserver must admit resizes again once node %s says %s", node, own)
+		})
+		// The apiserver reads nodes from its informer: until it has the
+		// label a resize is admitted, so the probe is a dry run, repeated
+		// until refused (a resize admitted for good would change the pod).
 		var err error
 		gomega.Eventually(ctx, func(ctx context.Context) error {
-			_, err = resize(ctx, f, pod, containerResources(pod, cpuRequest("20m")))
+			_, err = resizeDryRun(ctx, f, pod, containerResources(pod, cpuRequest("20m")))
 			if err == nil {
-				return gomega.StopTrying("a resize was admitted on a node labelled windows")
+				return fmt.Errorf("a resize is still admitted on node %s labelled windows", node)
 			}
 			return nil
-		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed())
+		}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.Succeed(),
+			"the apiserver must refuse resizes once it sees the node labelled windows")
+		// The real resize, now that the apiserver sees the label.
+		_, err = resize(ctx, f, pod, containerResources(pod, cpuRequest("20m")))
 		status := expectForbidden(err)
 		gomega.Expect(status.ErrStatus.Message).To(gomega.Equal(fmt.Sprintf(
 			`pods "subject" is forbidden: pod resize is only supported on linux nodes, node %q is "windows"`, node)))
