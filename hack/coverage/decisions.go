@@ -181,8 +181,8 @@ func (ds Decisions) Decide(b Block) int {
 
 // Tally is how the uncovered statements of one package are decided.
 type Tally struct {
-	Package                                       string
-	Blocks, Statements                            int
+	Package                                  string
+	Blocks, Statements                       int
 	OutOfScope, Unreachable, Spec, Undecided int
 }
 
