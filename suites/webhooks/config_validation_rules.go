@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -119,28 +117,16 @@ func policyStatusCase(name, field, detail string, warning admissionregistrationv
 	return policyCase{kind: "ValidatingAdmissionPolicy", name: name + " in its status", field: field, detail: detail,
 		create: func(ctx context.Context, f *harness.Framework) error {
 			policies := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies()
-			policy, err := policies.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{
-				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "status"), Labels: f.Labels()},
+			name := policyName(f, "status")
+			return storeThenDryRun(ctx, policies, name, &admissionregistrationv1.ValidatingAdmissionPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
 				Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 					FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
 					MatchConstraints: scoped(f, policyConfigMapRules()),
 					Validations:      []admissionregistrationv1.Validation{{Expression: "true", Message: "never fails"}},
-				}}, metav1.CreateOptions{})
-			if err != nil {
-				return fmt.Errorf("create the policy %s: %w", policyName(f, "status"), err)
-			}
-			ginkgo.DeferCleanup(func(ctx context.Context) error {
-				return policies.Delete(ctx, policy.Name, metav1.DeleteOptions{})
-			})
-			// The type-checking controller writes the same status; a
-			// conflict with it is retried on the latest version.
-			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				current, err := policies.Get(ctx, policy.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
+				}}, func(ctx context.Context, current *admissionregistrationv1.ValidatingAdmissionPolicy) error {
 				current.Status.TypeChecking = &admissionregistrationv1.TypeChecking{ExpressionWarnings: []admissionregistrationv1.ExpressionWarning{warning}}
-				_, err = policies.UpdateStatus(ctx, current, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+				_, err := policies.UpdateStatus(ctx, current, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 				return err
 			})
 		}}

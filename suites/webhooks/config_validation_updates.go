@@ -2,12 +2,9 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/onsi/ginkgo/v2"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -47,29 +44,17 @@ func vapUpdateCase(name, field, detail string, edit func(*admissionregistrationv
 	return policyCase{kind: "ValidatingAdmissionPolicy", name: name, field: field, detail: detail,
 		create: func(ctx context.Context, f *harness.Framework) error {
 			policies := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies()
-			policy, err := policies.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{
-				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "update"), Labels: f.Labels()},
+			name := policyName(f, "update")
+			return storeThenDryRun(ctx, policies, name, &admissionregistrationv1.ValidatingAdmissionPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
 				Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 					FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
 					MatchConstraints: scoped(f, policyConfigMapRules()),
 					Validations:      []admissionregistrationv1.Validation{{Expression: "object.kind == 'ConfigMap'", Message: "never fails"}},
 					AuditAnnotations: []admissionregistrationv1.AuditAnnotation{{Key: "kind", ValueExpression: "string(object.kind)"}},
-				}}, metav1.CreateOptions{})
-			if err != nil {
-				return fmt.Errorf("create the policy %s: %w", policyName(f, "update"), err)
-			}
-			ginkgo.DeferCleanup(func(ctx context.Context) error {
-				return policies.Delete(ctx, policy.Name, metav1.DeleteOptions{})
-			})
-			// The type-checking controller writes the policy's status; a
-			// conflict with it is retried on the latest version.
-			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				current, err := policies.Get(ctx, policy.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
+				}}, func(ctx context.Context, current *admissionregistrationv1.ValidatingAdmissionPolicy) error {
 				edit(&current.Spec)
-				_, err = policies.Update(ctx, current, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+				_, err := policies.Update(ctx, current, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 				return err
 			})
 		}}
@@ -81,27 +66,17 @@ func mapUpdateCase(name, field, detail string, edit func(*mutatingpolicy.Mutatin
 	return policyCase{kind: "MutatingAdmissionPolicy", name: name, field: field, detail: detail,
 		create: func(ctx context.Context, f *harness.Framework) error {
 			policies := mutatingpolicy.PolicyClient(f.Dynamic)
-			policy, err := policies.Create(ctx, &mutatingpolicy.MutatingAdmissionPolicy{
-				ObjectMeta: metav1.ObjectMeta{Name: policyName(f, "update"), Labels: f.Labels()},
+			name := policyName(f, "update")
+			return storeThenDryRun(ctx, policies, name, &mutatingpolicy.MutatingAdmissionPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
 				Spec: mutatingpolicy.MutatingAdmissionPolicySpec{
 					FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
 					MatchConstraints:   scoped(f, policyConfigMapRules()),
 					ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
 					Mutations:          []mutatingpolicy.Mutation{applyConfiguration(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)},
-				}}, metav1.CreateOptions{})
-			if err != nil {
-				return fmt.Errorf("create the policy %s: %w", policyName(f, "update"), err)
-			}
-			ginkgo.DeferCleanup(func(ctx context.Context) error {
-				return policies.Delete(ctx, policy.Name, metav1.DeleteOptions{})
-			})
-			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				current, err := policies.Get(ctx, policy.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
+				}}, func(ctx context.Context, current *mutatingpolicy.MutatingAdmissionPolicy) error {
 				edit(&current.Spec)
-				_, err = policies.Update(ctx, current, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+				_, err := policies.Update(ctx, current, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 				return err
 			})
 		}}

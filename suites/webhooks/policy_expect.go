@@ -63,14 +63,22 @@ func configMap(f *harness.Framework, name string, data map[string]string) *corev
 // expectPolicyDenial asserts err is the denial of a policy: its HTTP code,
 // reason and exact message.
 func expectPolicyDenial(err error, code int32, reason metav1.StatusReason, message string) {
-	gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "the policy must deny the request (%s)", message)
-	var status apierrors.APIStatus
-	gomega.ExpectWithOffset(1, errors.As(err, &status)).To(gomega.BeTrue(), "a denial must be a Status, got %T: %v", err, err)
-	s := status.Status()
-	gomega.ExpectWithOffset(1, s.Code).To(gomega.Equal(code), "the denial's HTTP code (reason %s, message %q)", s.Reason, s.Message)
-	gomega.ExpectWithOffset(1, s.Reason).To(gomega.Equal(reason), "the denial's reason (message %q)", s.Message)
+	s := expectDenialStatus(err, code, reason, message)
 	gomega.ExpectWithOffset(1, strings.HasSuffix(s.Message, message)).To(gomega.BeTrue(),
 		"the denial's message must end with %q, got %q", message, s.Message)
+}
+
+// expectDenialStatus asserts err is a Status with code and reason (offset
+// 2: its callers' callers are the specs) and returns it; what names the
+// denial is for its caller to check.
+func expectDenialStatus(err error, code int32, reason metav1.StatusReason, what string) metav1.Status {
+	gomega.ExpectWithOffset(2, err).To(gomega.HaveOccurred(), "the policy must deny the request (%s)", what)
+	var status apierrors.APIStatus
+	gomega.ExpectWithOffset(2, errors.As(err, &status)).To(gomega.BeTrue(), "a denial must be a Status, got %T: %v", err, err)
+	s := status.Status()
+	gomega.ExpectWithOffset(2, s.Code).To(gomega.Equal(code), "the denial's HTTP code (reason %s, message %q)", s.Reason, s.Message)
+	gomega.ExpectWithOffset(2, s.Reason).To(gomega.Equal(reason), "the denial's reason (message %q)", s.Message)
+	return s
 }
 
 // vapDenied is the message of a ValidatingAdmissionPolicy denial.
@@ -101,11 +109,6 @@ func expectFieldInvalid(err error, field, detail string) {
 // ends with text the pinned release does not fix (a library's wording):
 // the message must contain prefix.
 func expectPolicyDenialContaining(err error, code int32, reason metav1.StatusReason, prefix string) {
-	gomega.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "the policy must deny the request (%s)", prefix)
-	var status apierrors.APIStatus
-	gomega.ExpectWithOffset(1, errors.As(err, &status)).To(gomega.BeTrue(), "a denial must be a Status, got %T: %v", err, err)
-	s := status.Status()
-	gomega.ExpectWithOffset(1, s.Code).To(gomega.Equal(code), "the denial's HTTP code (reason %s, message %q)", s.Reason, s.Message)
-	gomega.ExpectWithOffset(1, s.Reason).To(gomega.Equal(reason), "the denial's reason (message %q)", s.Message)
+	s := expectDenialStatus(err, code, reason, prefix)
 	gomega.ExpectWithOffset(1, s.Message).To(gomega.ContainSubstring(prefix), "the denial's message")
 }

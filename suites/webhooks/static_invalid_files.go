@@ -31,9 +31,9 @@ var invalidFileCases = []invalidCase{
 				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
 		}}
 	}},
-	{name: "a document that does not decode", plugin: cluster.StaticValidatingWebhook, write: func(f *harness.Framework, plugin cluster.StaticPlugin) {
-		writeStaticFile(f, plugin, staticFile(f, "bad"), []byte("apiVersion: admissionregistration.k8s.io/v1\n"+
-			"kind: ValidatingWebhookConfiguration\nmetadata:\n  name: "+staticName(f, "bad")+"\nwebhooks: not a list\n"))
+	{name: "a document that does not decode", plugin: cluster.StaticValidatingWebhook, raw: func(f *harness.Framework) []byte {
+		return []byte("apiVersion: admissionregistration.k8s.io/v1\n" +
+			"kind: ValidatingWebhookConfiguration\nmetadata:\n  name: " + staticName(f, "bad") + "\nwebhooks: not a list\n")
 	}},
 	{name: "a policy in the webhook directory", plugin: cluster.StaticValidatingWebhook, objs: func(f *harness.Framework) []runtime.Object {
 		// It decodes (the directory's scheme knows every
@@ -44,28 +44,20 @@ var invalidFileCases = []invalidCase{
 		// Valid on its own: only its name, the good file's, is wrong.
 		return validatingStaticSet(f, "static-twin", "twin-"+f.Namespace, "never")
 	}},
-	{name: "a document separator followed by text", plugin: cluster.StaticValidatingWebhook, write: func(f *harness.Framework, plugin cluster.StaticPlugin) {
+	{name: "a document separator followed by text", plugin: cluster.StaticValidatingWebhook, raw: func(f *harness.Framework) []byte {
 		// Only a comment may follow "---" on its line; the good file
 		// is repeated after it so the separator alone is wrong.
 		good, err := staticmanifest.Encode(validatingStaticSet(f, "static-separator", "separator-"+f.Namespace, "never")...)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		writeStaticFile(f, plugin, staticFile(f, "bad"), append([]byte("--- text after the separator\n"), good[len("---\n"):]...))
+		return append([]byte("--- text after the separator\n"), good[len("---\n"):]...)
 	}},
-	{name: "a v1 List holding an item that does not decode", plugin: cluster.StaticValidatingWebhook, write: func(f *harness.Framework, plugin cluster.StaticPlugin) {
-		writeStaticFile(f, plugin, staticFile(f, "bad"), []byte("apiVersion: v1\nkind: List\nitems:\n"+
-			"- apiVersion: admissionregistration.k8s.io/v1\n  kind: ValidatingWebhookConfiguration\n  metadata:\n    name: "+
-			staticName(f, "bad")+"\n  webhooks: not a list\n"))
+	{name: "a v1 List holding an item that does not decode", plugin: cluster.StaticValidatingWebhook, raw: func(f *harness.Framework) []byte {
+		return []byte("apiVersion: v1\nkind: List\nitems:\n" +
+			"- apiVersion: admissionregistration.k8s.io/v1\n  kind: ValidatingWebhookConfiguration\n  metadata:\n    name: " +
+			staticName(f, "bad") + "\n  webhooks: not a list\n")
 	}},
-	{name: "a v1 List holding a webhook with a service clientConfig", plugin: cluster.StaticValidatingWebhook, write: func(f *harness.Framework, plugin cluster.StaticPlugin) {
-		bad := &admissionregistrationv1.ValidatingWebhookConfiguration{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
-			ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "bad")},
-			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "bad." + f.Namespace + ".admission-conformance.io",
-				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: f.Namespace, Name: "svc"}},
-				Rules:        configMapRules(), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
-				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
-		}
-		writeStaticFile(f, plugin, staticFile(f, "bad"), asList(bad))
+	{name: "a v1 List holding a webhook with a service clientConfig", plugin: cluster.StaticValidatingWebhook, raw: func(f *harness.Framework) []byte {
+		return asList(serviceWebhookConfig(f))
 	}},
 	{name: "a file that cannot be read (a link to nowhere)", plugin: cluster.StaticValidatingWebhook, write: func(f *harness.Framework, plugin cluster.StaticPlugin) {
 		for _, d := range staticDirs(f) {
@@ -74,6 +66,18 @@ var invalidFileCases = []invalidCase{
 			ginkgo.DeferCleanup(os.Remove, link)
 		}
 	}},
+}
+
+// serviceWebhookConfig is a static validating webhook configuration the
+// loader refuses only for its service clientConfig.
+func serviceWebhookConfig(f *harness.Framework) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "bad")},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "bad." + f.Namespace + ".admission-conformance.io",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: f.Namespace, Name: "svc"}},
+			Rules:        configMapRules(), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
+	}
 }
 
 // goodStaticSet is the previous set an invalid case starts from in plugin's

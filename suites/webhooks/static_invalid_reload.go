@@ -9,9 +9,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
@@ -54,19 +52,14 @@ type invalidCase struct {
 	// raw, when set, is the file's content instead of objs.
 	raw func(f *harness.Framework) []byte
 	// write, when set, puts in place what no file content can express (a
-	// file that cannot be read) on every replica, removed after the case.
+	// file that cannot be read) on every replica, removed after the case;
+	// content, however malformed, is raw's.
 	write func(f *harness.Framework, plugin cluster.StaticPlugin)
 }
 
 var invalidCases = []invalidCase{
 	{name: "a webhook with a service clientConfig", plugin: cluster.StaticValidatingWebhook, objs: func(f *harness.Framework) []runtime.Object {
-		return []runtime.Object{&admissionregistrationv1.ValidatingWebhookConfiguration{
-			ObjectMeta: metav1.ObjectMeta{Name: staticName(f, "bad")},
-			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "bad." + f.Namespace + ".admission-conformance.io",
-				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: f.Namespace, Name: "svc"}},
-				Rules:        configMapRules(), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
-				AdmissionReviewVersions: []string{"v1"}, NamespaceSelector: namespaceSelector(f)}},
-		}}
+		return []runtime.Object{serviceWebhookConfig(f)}
 	}},
 	{name: "a policy with a paramKind", plugin: cluster.StaticValidatingPolicy, objs: func(f *harness.Framework) []runtime.Object {
 		objs := staticDenyPolicy(f, "bad", "never-"+f.Namespace, "never")
