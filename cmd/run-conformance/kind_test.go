@@ -82,6 +82,10 @@ func TestKindRunsAllSuites(t *testing.T) {
 			if res.Cluster.Provider != kind.Name || res.Summary.Passed == 0 {
 				t.Fatalf("cluster %+v, summary %+v", res.Cluster, res.Summary)
 			}
+			// The reference plugin host runs in the node image's kubelet:
+			// every plugin case runs on a real node, none is not supported.
+			expectStates(t, res, append(append([]string{}, failClosedSpecs...), pluginContractSpecs...), results.Passed, "")
+			logNotSupported(t, topology, res)
 			if topology == "ha" {
 				replicas := map[string]bool{}
 				for _, s := range res.Specs {
@@ -591,4 +595,51 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// logNotSupported lists the run's not-supported cases, each with its
+// reason, for the closing notes of the kind work.
+func logNotSupported(t *testing.T, topology string, res results.Results) {
+	t.Helper()
+	n := 0
+	for _, c := range res.Specs {
+		if c.State == results.NotSupported {
+			n++
+			t.Logf("kind %s: not supported: %s/%s: %s: %s", topology, c.Suite, c.ShortName, c.Name, c.Message)
+		}
+	}
+	t.Logf("kind %s: %d case(s) not supported", topology, n)
+}
+
+// The plugin specs on a real kubelet fail where its plugin host is broken
+// (the hidden --node-fault, which the kind provider writes into the host's
+// configuration on every node): a host that admits when a plugin fails
+// fails the fail-closed specs only; one that admits what a plugin rejects
+// fails the rejection specs only.
+func TestNodePluginSpecsFailOnABrokenHostOnKind(t *testing.T) {
+	image := kindImage(t)
+	plugins := "spec:" + strings.Join(append(append([]string{}, failClosedSpecs...), pluginContractSpecs...), " || spec:")
+	rejecting := []string{"NodePluginRejectionKeepsReasonAndMessage", "NodePluginAnyRejectionWins"}
+	for _, tc := range []struct {
+		fault      string
+		fail, pass []string
+		because    string
+	}{
+		{"plugins-fail-open", failClosedSpecs, pluginContractSpecs, "admitted"},
+		{"plugins-ignore-rejections", rejecting, append(append([]string{}, failClosedSpecs...),
+			"NodePluginsAllAdmittingAdmits", "NodePluginsRunInParallel", "NodePluginSeesThePodUnchanged"), "admitted"},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			reports := t.TempDir()
+			r := runCLI(t, "run", "--provider", "kind", "--kind-image", image, "--report-dir", reports,
+				"--node-fault", tc.fault, "--label-filter", plugins, "--bound", "clusterStart=10m")
+			r.mustExit(t, 1)
+			res := readResults(t, reports)
+			expectStates(t, res, tc.fail, results.Failed, tc.because)
+			expectStates(t, res, tc.pass, results.Passed, "")
+			if left, _ := kind.Leftovers(kind.DefaultLedgerDir()); len(left) > 0 {
+				t.Errorf("kind clusters left behind: %v", left)
+			}
+		})
+	}
 }

@@ -129,6 +129,17 @@ func TestFailClosedSpecsFailOnAFailOpenPluginHost(t *testing.T) {
 	expectStates(t, res, pluginContractSpecs, results.Passed, "")
 }
 
+// A plugin host that admits what a plugin rejects itself breaks the
+// rejection specs, and only those: failures still reject.
+func TestRejectionSpecsFailOnAHostThatIgnoresRejections(t *testing.T) {
+	rejecting := []string{"NodePluginRejectionKeepsReasonAndMessage", "NodePluginAnyRejectionWins"}
+	r, res := runNodeadmit(t, "--profile", "reference", "--node-fault", "plugins-ignore-rejections", "--bound", "objectState=15s",
+		"--label-filter", "spec:"+strings.Join(append(append([]string{}, rejecting...), failClosedSpecs...), " || spec:"))
+	r.mustExit(t, 1)
+	expectStates(t, res, rejecting, results.Failed, "admitted")
+	expectStates(t, res, failClosedSpecs, results.Passed, "")
+}
+
 // A plugin host that holds each rejection for its plugin timeout (3 s,
 // over the NodeAdmission bound beyond the control pod's latency) fails the
 // specs of a plugin's rejection on their latency, and only those: a pod

@@ -49,7 +49,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Skip, "skip", o.Skip, "skip specs whose text matches this regular expression, repeatable")
 	fs.StringVar(&o.ReportDir, "report-dir", o.ReportDir, "where results.json, report.yaml, junit.xml, run.log, report.html and components.log are written")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "hollow kubelets (real kubelet admission code, fake runtime) to start, each a child process (provider embedded; none unless the selection holds a nodeadmit spec, which needs at least 1)")
-	fs.StringVar(&o.NodeFault, "node-fault", o.NodeFault, "break the nodes on purpose, for the harness's own tests: no-predicates, reasons-differ, plugins-fail-open, plugins-reject-late or no-plugin-host")
+	fs.StringVar(&o.NodeFault, "node-fault", o.NodeFault, "break the nodes on purpose, for the harness's own tests: no-predicates, reasons-differ, plugins-fail-open, plugins-reject-late, plugins-ignore-rejections or no-plugin-host (on kind: the plugin host's faults only)")
 	_ = fs.MarkHidden("node-fault")
 	fs.BoolVar(&o.ReferenceInitializers, "reference-initializers", o.ReferenceInitializers, "install the project's reference implementation of the seed's initializers (reference/initializers) when the selection includes specs that need it; its webhook runs in this process, so the cluster must reach this host")
 	fs.StringVar(&o.InitializersFault, "reference-initializers-fault", o.InitializersFault, "break the reference initializers on purpose, for the harness's own tests: "+harness.InitializersFaultChoices())

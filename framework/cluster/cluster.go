@@ -127,3 +127,20 @@ func CopyConfigs(configs []*rest.Config) []*rest.Config {
 	}
 	return out
 }
+
+// NotDeclared is implemented by clusters that can say why they do not
+// declare a feature their kind of cluster may have: the physical reason a
+// case needing it is not supported (a kind node image whose kubelet hosts no
+// node plugins, a reused cluster the provider did not set up).
+type NotDeclared interface {
+	// NotDeclaredReasons maps features the cluster does not declare to why.
+	NotDeclaredReasons() map[features.Name]string
+}
+
+// NotDeclaredReason is why c does not declare f, or "" if it cannot say.
+func NotDeclaredReason(c Cluster, f features.Name) string {
+	if n, ok := c.(NotDeclared); ok {
+		return n.NotDeclaredReasons()[f]
+	}
+	return ""
+}

@@ -75,7 +75,7 @@ func TestFakePluginsBehaveAsToldThroughTheReferenceHost(t *testing.T) {
 				b := tc.behaviour
 				b.Match = map[string]string{"subject": "yes"}
 				p := fakenodeplugin.Plugin{Name: "fake", Type: typ, Behaviour: b}
-				inst, err := fakenodeplugin.Install(context.Background(), host.PluginDir, filepath.Join(dir, "state"), p, os.Stderr, 10*time.Second, 10*time.Millisecond)
+				inst, err := fakenodeplugin.Install(context.Background(), fakenodeplugin.Location{PluginDir: host.PluginDir, StateDir: filepath.Join(dir, "state")}, p, os.Stderr, 10*time.Second, 10*time.Millisecond)
 				if err != nil {
 					t.Fatal(err)
 				}

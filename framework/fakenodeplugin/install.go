@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
@@ -27,18 +28,28 @@ type Installed struct {
 	proc    *childproc.Process
 }
 
-// Install puts p into pluginDir (keeping its journal under stateDir),
-// starts its server (for a shell plugin, the one its shim script calls)
-// and waits up to timeout until it listens.
+// Location is where a node's plugins go.
+type Location struct {
+	// PluginDir is the host's plugin directory; StateDir is free for the
+	// fakes' journals and shell plugins' calls.
+	PluginDir, StateDir string
+	// Exec, if set, runs the servers inside the node's container, where the
+	// two directories have the same paths as here; nil runs them here.
+	Exec *cluster.NodeExec
+}
+
+// Install puts p into at.PluginDir (keeping its journal under
+// at.StateDir), starts its server (for a shell plugin, the one its shim
+// script calls) and waits up to timeout until it listens.
 // log receives a server's output.
-func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.Writer, timeout, poll time.Duration) (_ *Installed, err error) {
+func Install(ctx context.Context, at Location, p Plugin, log io.Writer, timeout, poll time.Duration) (_ *Installed, err error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	i := &Installed{Plugin: p, entry: filepath.Join(pluginDir, p.Name), state: filepath.Join(stateDir, p.Name)}
-	i.journal = journalDir(stateDir, p.Name)
+	i := &Installed{Plugin: p, entry: filepath.Join(at.PluginDir, p.Name), state: filepath.Join(at.StateDir, p.Name)}
+	i.journal = journalDir(at.StateDir, p.Name)
 	if _, err := os.Lstat(i.entry); err == nil {
-		return nil, fmt.Errorf("plugin %s is already installed in %s", p.Name, pluginDir)
+		return nil, fmt.Errorf("plugin %s is already installed in %s", p.Name, at.PluginDir)
 	}
 	if err := os.MkdirAll(i.journal, 0o755); err != nil {
 		return nil, err
@@ -66,7 +77,11 @@ func Install(ctx context.Context, pluginDir, stateDir string, p Plugin, log io.W
 	if err := os.WriteFile(config, data, 0o644); err != nil {
 		return nil, err
 	}
-	i.proc, err = childproc.Start(childproc.Spec{Name: "plugin " + p.Name, Role: Role, Config: config, Log: log, Prefix: "plugin " + p.Name + ": "})
+	spec := childproc.Spec{Name: "plugin " + p.Name, Role: Role, Config: config, Log: log, Prefix: "plugin " + p.Name + ": "}
+	if at.Exec != nil {
+		spec.Elsewhere = at.Exec.Argv
+	}
+	i.proc, err = childproc.Start(spec)
 	if err != nil {
 		return nil, err
 	}

@@ -64,8 +64,17 @@ func (f *Framework) setUp(ctx context.Context) error {
 		ginkgo.Skip(results.NotSupportedPrefix + "the cluster's apiservers cannot reach the harness's fake webhook server")
 	}
 	if missing := env.Supported.Missing(f.Spec.Features); len(missing) > 0 {
-		ginkgo.Skip(results.NotSupportedPrefix + "needs features " + joinNames(missing) +
-			" (the cluster does not declare them; claim them with --supported-features)")
+		why := "the cluster does not declare them; claim them with --supported-features"
+		var reasons []string
+		for _, m := range missing {
+			if r := cluster.NotDeclaredReason(env.Cluster, m); r != "" {
+				reasons = append(reasons, string(m)+": "+r)
+			}
+		}
+		if len(reasons) == len(missing) {
+			why = strings.Join(reasons, "; ")
+		}
+		ginkgo.Skip(results.NotSupportedPrefix + "needs features " + joinNames(missing) + " (" + why + ")")
 	}
 	if err := env.deadNodes(f.Spec); err != nil {
 		return err

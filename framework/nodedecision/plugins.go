@@ -43,7 +43,7 @@ func InstallPlugins(ctx context.Context, f *harness.Framework, node string, plug
 	p := &Plugins{Host: host, installed: map[string]*fakenodeplugin.Installed{}}
 	cfg := &nodeadmission.PluginConfig{Name: f.Namespace, Version: "0.1"}
 	for _, plugin := range plugins {
-		inst, err := fakenodeplugin.Install(ctx, host.PluginDir, host.StateDir, plugin, io.Discard,
+		inst, err := fakenodeplugin.Install(ctx, fakenodeplugin.Location{PluginDir: host.PluginDir, StateDir: host.StateDir, Exec: host.Exec}, plugin, io.Discard,
 			f.Bounds.ObjectState.Duration, f.Bounds.PollInterval.Duration)
 		if err != nil {
 			return nil, err

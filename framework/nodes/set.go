@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 )
@@ -30,6 +31,9 @@ type PluginHost struct {
 	StateDir string
 	// Timeout bounds each plugin call.
 	Timeout time.Duration
+	// Exec, if set, runs the fake plugins' servers in the node's container
+	// (a kind node); nil runs them on this host (hollow nodes).
+	Exec *cluster.NodeExec
 }
 
 // PluginHosts is implemented by clusters whose nodes host KEP-2823 plugins

@@ -35,6 +35,9 @@ type Spec struct {
 	// PluginsRejectLate breaks the plugin host: each rejection comes only
 	// after the plugin timeout. For the harness's own tests.
 	PluginsRejectLate bool
+	// PluginsIgnoreRejections breaks the plugin host: a plugin's own
+	// rejection admits. For the harness's own tests.
+	PluginsIgnoreRejections bool
 	// Broken breaks the kubelets' admission. For the harness's own tests.
 	Broken hollow.Broken
 	// QPS of each kubelet's API client.

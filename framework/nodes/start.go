@@ -112,11 +112,12 @@ func startNode(o Options, spec Spec, name string) (*node, error) {
 	}
 	if spec.PluginHost {
 		c.Plugins = &hollow.PluginHost{
-			ConfigDir:  filepath.Join(dir, "plugins", "conf"),
-			PluginDir:  filepath.Join(dir, "plugins", "bin"),
-			Timeout:    bounds.D(spec.PluginTimeout),
-			FailOpen:   spec.PluginsFailOpen,
-			RejectLate: spec.PluginsRejectLate,
+			ConfigDir:        filepath.Join(dir, "plugins", "conf"),
+			PluginDir:        filepath.Join(dir, "plugins", "bin"),
+			Timeout:          bounds.D(spec.PluginTimeout),
+			FailOpen:         spec.PluginsFailOpen,
+			RejectLate:       spec.PluginsRejectLate,
+			IgnoreRejections: spec.PluginsIgnoreRejections,
 		}
 		for _, d := range []string{c.Plugins.ConfigDir, c.Plugins.PluginDir, stateDir(dir)} {
 			if err := os.MkdirAll(d, 0o755); err != nil {

@@ -77,6 +77,8 @@ type Attach struct {
 	// each replica met (cluster.StaticManifests), when the cluster has them.
 	StaticDirs   []map[cluster.StaticPlugin]string `json:"staticDirs,omitempty"`
 	StaticProbes []cluster.StaticBootProbe         `json:"staticProbes,omitempty"`
+	// NotDeclared is cluster.NotDeclared's reasons.
+	NotDeclared map[features.Name]string `json:"notDeclared,omitempty"`
 }
 
 // Node is a node of the cluster.
@@ -87,10 +89,11 @@ type Node struct {
 
 // PluginHost is nodes.PluginHost.
 type PluginHost struct {
-	ConfigDir string        `json:"configDir"`
-	PluginDir string        `json:"pluginDir"`
-	StateDir  string        `json:"stateDir"`
-	Timeout   time.Duration `json:"timeout"`
+	ConfigDir string            `json:"configDir"`
+	PluginDir string            `json:"pluginDir"`
+	StateDir  string            `json:"stateDir"`
+	Timeout   time.Duration     `json:"timeout"`
+	Exec      *cluster.NodeExec `json:"exec,omitempty"`
 }
 
 // Routing says how a worker's webhook server is reached when the apiservers

@@ -20,6 +20,11 @@ type Spec struct {
 	Args         []string
 	// Env is added to the child's environment.
 	Env []string
+	// Elsewhere, if set, runs a role somewhere other than this host (in a
+	// node's container, cluster.NodeExec.Argv): given the role's
+	// environment and argument, it returns the whole command line, whose
+	// stdin must reach the child (the parent-death pipe).
+	Elsewhere func(env []string, args ...string) []string
 
 	// OwnGroup starts the child in a process group of its own, so that a
 	// terminal's Ctrl-C reaches the parent only, which passes it on once
@@ -69,13 +74,17 @@ func (s Spec) command() (*exec.Cmd, io.WriteCloser, error) {
 		return nil, nil, fmt.Errorf("%s: find own executable: %w", s.Name, err)
 	}
 	var cmd *exec.Cmd
-	if s.Role != "" {
-		// The argument is never read by a binary that calls RunIfChild;
-		// one that does not fails on it at once (unknown flag or command)
-		// instead of running the harness again.
-		cmd = exec.Command(exe, "-admission-conformance-child="+s.Role)
+	switch {
+	case s.Role != "" && s.Elsewhere != nil:
+		argv := s.Elsewhere(append([]string{RoleEnv + "=" + s.Role, ConfigEnv + "=" + s.Config}, s.Env...), roleArg(s.Role))
+		if len(argv) == 0 {
+			return nil, nil, fmt.Errorf("%s: no command to run it elsewhere", s.Name)
+		}
+		cmd = exec.Command(argv[0], argv[1:]...)
+	case s.Role != "":
+		cmd = exec.Command(exe, roleArg(s.Role))
 		cmd.Env = append(append(os.Environ(), RoleEnv+"="+s.Role, ConfigEnv+"="+s.Config), s.Env...)
-	} else {
+	default:
 		cmd = exec.Command(exe, s.Args...)
 		cmd.Env = append(os.Environ(), s.Env...)
 	}
@@ -95,3 +104,8 @@ func (s Spec) command() (*exec.Cmd, io.WriteCloser, error) {
 	}
 	return cmd, stdin, nil
 }
+
+// roleArg is the argument a role's child gets. It is never read by a binary
+// that calls RunIfChild; one that does not fails on it at once (unknown flag
+// or command) instead of running the harness again.
+func roleArg(role string) string { return "-admission-conformance-child=" + role }

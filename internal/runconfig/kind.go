@@ -48,5 +48,6 @@ func (o *Config) KindProvider(logger logr.Logger) *kind.Provider {
 		kind.WithKeepCluster(o.Kind.Keep),
 		kind.WithWaitForReady(o.Bounds.ClusterStart.Duration),
 		kind.WithLogger(logger),
+		kind.WithPluginHost(o.KindPluginHost()),
 	)
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
+	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
@@ -20,6 +21,8 @@ const (
 	// faultPluginsRejectLate holds each plugin rejection for the plugin
 	// timeout.
 	faultPluginsRejectLate = "plugins-reject-late"
+	// faultPluginsIgnoreRejections admits pods plugins reject.
+	faultPluginsIgnoreRejections = "plugins-ignore-rejections"
 	// faultNoPluginHost is not broken but bare: nodes as upstream ships
 	// them, without the KEP-2823 plugin host.
 	faultNoPluginHost = "no-plugin-host"
@@ -31,11 +34,24 @@ func (o *Config) validateNodes() error {
 		return exitcode.Usagef("--nodes must be 0 or more, got %d", o.Nodes)
 	}
 	switch o.NodeFault {
-	case "", faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultPluginsRejectLate, faultNoPluginHost:
+	case "", faultPluginsFailOpen, faultPluginsRejectLate, faultPluginsIgnoreRejections, faultNoPluginHost:
+		return nil
+	case faultNoPredicates, faultReasonsDiffer:
+		if o.Provider == kind.Name {
+			return exitcode.Usagef("--node-fault %s breaks the hollow kubelets' own admission: it goes with --provider embedded (on kind only the plugin host's faults apply)", o.NodeFault)
+		}
 		return nil
 	}
-	return exitcode.Usagef("--node-fault: unknown fault %q: use %s, %s, %s, %s or %s", o.NodeFault,
-		faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultPluginsRejectLate, faultNoPluginHost)
+	return exitcode.Usagef("--node-fault: unknown fault %q: use %s, %s, %s, %s, %s or %s", o.NodeFault,
+		faultNoPredicates, faultReasonsDiffer, faultPluginsFailOpen, faultPluginsRejectLate, faultPluginsIgnoreRejections, faultNoPluginHost)
+}
+
+// KindPluginHost is the kind nodes' plugin host: the default, or broken as
+// --node-fault says.
+func (o *Config) KindPluginHost() kind.PluginHost {
+	return kind.PluginHost{Off: o.NodeFault == faultNoPluginHost, Timeout: nodes.DefaultSpec().PluginTimeout,
+		FailOpen: o.NodeFault == faultPluginsFailOpen, RejectLate: o.NodeFault == faultPluginsRejectLate,
+		IgnoreRejections: o.NodeFault == faultPluginsIgnoreRejections}
 }
 
 // NodeSpec is the shape of the embedded cluster's nodes (validated first).
@@ -48,6 +64,8 @@ func (o *Config) NodeSpec() nodes.Spec {
 		s.PluginsFailOpen = true
 	case faultPluginsRejectLate:
 		s.PluginsRejectLate = true
+	case faultPluginsIgnoreRejections:
+		s.PluginsIgnoreRejections = true
 	case faultNoPluginHost:
 		s.PluginHost = false
 	}

@@ -30,7 +30,12 @@ type Host struct {
 	// before it acts on an answer would. It breaks the node's promptness on
 	// purpose, for the harness's own tests of the rejection bounds.
 	RejectLate bool
-	Logger     logr.Logger
+	// IgnoreRejections admits a pod that a plugin rejects itself (failures
+	// still reject). It breaks the contract on purpose, for the harness's
+	// own tests that the rejection specs fail against such a host on a real
+	// node.
+	IgnoreRejections bool
+	Logger           logr.Logger
 }
 
 // Admit decides on pod: it asks every configured plugin at once and waits
@@ -51,10 +56,7 @@ func (h *Host) Admit(ctx context.Context, pod *corev1.Pod) AdmitResult {
 	if err != nil {
 		return h.decide(AdmitResult{Reason: ReasonPluginFailed, Message: "cannot encode the pod for admission plugins: " + err.Error()}, true)
 	}
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := h.EffectiveTimeout()
 	answers := make([]AdmitResult, len(cfg.Plugins))
 	failures := make([]bool, len(cfg.Plugins))
 	var wg sync.WaitGroup
@@ -81,6 +83,14 @@ func (h *Host) Admit(ctx context.Context, pod *corev1.Pod) AdmitResult {
 	return AdmitResult{Admit: true}
 }
 
+// EffectiveTimeout is how long the host waits for each plugin.
+func (h *Host) EffectiveTimeout() time.Duration {
+	if h.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return h.Timeout
+}
+
 // call asks one plugin; failure says the answer is the host's own
 // (fail-closed) rather than the plugin's.
 func (h *Host) call(ctx context.Context, p *AdmissionPlugin, pod []byte, timeout time.Duration) (_ AdmitResult, failure bool) {
@@ -101,7 +111,7 @@ func (h *Host) call(ctx context.Context, p *AdmissionPlugin, pod []byte, timeout
 
 // decide applies the failure policy: failures reject unless FailOpen.
 func (h *Host) decide(r AdmitResult, failure bool) AdmitResult {
-	if failure && h.FailOpen {
+	if failure && h.FailOpen || !failure && h.IgnoreRejections {
 		return AdmitResult{Admit: true}
 	}
 	return r

@@ -269,3 +269,46 @@ func TestSocketPlugin(t *testing.T) {
 		})
 	}
 }
+
+func TestIgnoreRejectionsAdmitsRejectionsButNotFailures(t *testing.T) {
+	h := newHost(t)
+	h.IgnoreRejections = true
+	configure(t, h, shell(t, h, "reject", `cat >/dev/null; echo '{"admit":false,"reason":"No","message":"m"}'`))
+	if got := h.Admit(context.Background(), testPod); !got.Admit {
+		t.Errorf("a host ignoring rejections rejected: %+v", got)
+	}
+	configure(t, h, shell(t, h, "crash", `kill -9 $$`))
+	if got := h.Admit(context.Background(), testPod); got.Admit || got.Reason != ReasonPluginFailed {
+		t.Errorf("a host ignoring rejections admitted a crash: %+v", got)
+	}
+}
+
+func TestHostConfigRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadHostConfig(dir); err != ErrNoHostConfig {
+		t.Errorf("no file: %v, want ErrNoHostConfig", err)
+	}
+	c := HostConfig{ConfigDir: "/c", PluginDir: "/p", Timeout: "250ms", FailOpen: true}
+	if err := WriteHostConfig(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadHostConfig(dir)
+	if err != nil || got != c {
+		t.Fatalf("read %+v (%v), want %+v", got, err, c)
+	}
+	h, err := got.Host()
+	if err != nil || h.EffectiveTimeout() != 250*time.Millisecond || !h.FailOpen || h.ConfigDir != "/c" {
+		t.Errorf("host %+v (%v)", h, err)
+	}
+	for _, bad := range []string{"soon", "-1s", "0s"} {
+		if _, err := (HostConfig{ConfigDir: "/c", PluginDir: "/p", Timeout: bad}).Host(); err == nil {
+			t.Errorf("timeout %q accepted", bad)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, HostConfigFile), []byte(`{"configDir":"/c"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadHostConfig(dir); err == nil || !strings.Contains(err.Error(), "required") {
+		t.Errorf("missing pluginDir: %v", err)
+	}
+}

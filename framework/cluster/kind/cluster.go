@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes"
@@ -20,7 +21,9 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	clusternodes "github.com/admission-conformance/admission-conformance/framework/nodes"
 )
 
 // apiserverPort is where kubeadm's apiserver listens on each control-plane
@@ -47,6 +50,9 @@ type kindCluster struct {
 	gateway       string
 	stopped       bool
 	served        features.Set // cluster.ServedFeatures
+
+	pluginHosts map[string]clusternodes.PluginHost // by node name: created clusters' nodes whose kubelet hosts plugins
+	notHosted   string                      // why some or all nodes host none
 }
 
 // load reads what the harness needs from the running cluster.
@@ -98,6 +104,11 @@ func (c *kindCluster) load(ctx context.Context) error {
 	if err := c.waitNodesReady(ctx); err != nil {
 		return err
 	}
+	// The kubelets wrote kubelet.json when they started, before their nodes
+	// became ready: a short wait covers a slow file system only.
+	if err := c.loadPluginHosts(ctx, 2*time.Second, 100*time.Millisecond); err != nil {
+		return err
+	}
 	if c.served, err = cluster.ServedFeatures(c.config); err != nil {
 		return fmt.Errorf("kind cluster %s: discovery: %w", c.name, err)
 	}
@@ -144,11 +155,16 @@ func (c *kindCluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.confi
 func (c *kindCluster) ReplicaConfigs() []*rest.Config { return cluster.CopyConfigs(c.replicas) }
 
 // Nodes implements cluster.Cluster: workers first, then control planes; all
-// run real kubelets.
+// run real kubelets, and those whose kubelet hosts the reference KEP-2823
+// plugin host declare NodeAdmissionPlugins.
 func (c *kindCluster) Nodes() []cluster.Node {
 	var out []cluster.Node
 	for _, n := range append(append([]string(nil), c.workers...), c.controlPlanes...) {
-		out = append(out, cluster.Node{Name: n, Capabilities: features.NewSet(features.NodeAdmission)})
+		caps := features.NewSet(features.NodeAdmission)
+		if _, ok := c.pluginHosts[n]; ok {
+			caps[features.NodeAdmissionPlugins] = struct{}{}
+		}
+		out = append(out, cluster.Node{Name: n, Capabilities: caps})
 	}
 	return out
 }
@@ -157,12 +173,20 @@ func (c *kindCluster) Nodes() []cluster.Node {
 // kube-apiserver with its own metrics; the fake webhooks on this host are
 // reachable at the gateway address; a created cluster's audit logs are
 // readable here; features whose API the apiservers serve
-// (cluster.ServedFeatures) are found by discovery. No kubelet hosts node
-// admission plugins.
+// (cluster.ServedFeatures) are found by discovery; NodeAdmissionPlugins when
+// some node's kubelet hosts the reference plugin host.
 func (c *kindCluster) Capabilities() features.Set {
 	s := features.NewSet(features.APIServerMetrics, features.HostWebhooksReachable,
 		features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks,
 		features.Scheduler, features.ControllerManager, features.NodeAdmission).Union(c.served)
+	if len(c.pluginHosts) > 0 {
+		s[features.NodeAdmissionPlugins] = struct{}{}
+	}
+	// A Service whose EndpointSlice names this host: the apiservers call its
+	// ClusterIP, and kube-proxy on their node forwards to the endpoint.
+	if _, err := fakewebhook.ExternalIPv4(); err == nil {
+		s[features.WebhookServiceReference] = struct{}{}
+	}
 	if len(c.replicas) > 1 {
 		s[features.MultipleAPIServers] = struct{}{}
 	}

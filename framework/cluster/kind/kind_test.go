@@ -3,9 +3,17 @@ package kind
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
+	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
 func TestTopologies(t *testing.T) {
@@ -88,5 +96,48 @@ func TestAuditMountsEveryControlPlane(t *testing.T) {
 		if !slices.ContainsFunc(cfg.KubeadmConfigPatches, func(p string) bool { return strings.HasPrefix(p, "apiVersion: "+version+"\n") }) {
 			t.Errorf("no audit patch for %s: %q", version, cfg.KubeadmConfigPatches)
 		}
+	}
+}
+
+func TestNodePluginDirsMountedIntoEveryNodeTwice(t *testing.T) {
+	cfg := HA.config()
+	dir := t.TempDir()
+	if err := withNodePlugins(cfg, dir, PluginHost{Timeout: 3 * time.Second, IgnoreRejections: true}); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, nodeAdmissionDir, "bin")
+	if st, err := os.Stat(filepath.Join(bin, executableName)); err != nil || st.Mode()&0o111 == 0 {
+		t.Errorf("the harness's binary is not in bin/: %v", err)
+	}
+	for i, n := range cfg.Nodes {
+		host := filepath.Join(dir, nodeAdmissionDir, "node-"+strconv.Itoa(i))
+		want := []v1alpha4.Mount{{HostPath: host, ContainerPath: host}, {HostPath: host, ContainerPath: nodeadmission.HostConfigDir},
+			{HostPath: bin, ContainerPath: bin, Readonly: true}}
+		if !reflect.DeepEqual(n.ExtraMounts, want) {
+			t.Errorf("node %d mounts %+v, want %+v", i, n.ExtraMounts, want)
+		}
+		c, err := nodeadmission.ReadHostConfig(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want0 := nodeadmission.HostConfig{ConfigDir: filepath.Join(host, "conf"), PluginDir: filepath.Join(host, "plugins"),
+			Timeout: "3s", IgnoreRejections: true}
+		if c != want0 {
+			t.Errorf("node %d host.json %+v, want %+v", i, c, want0)
+		}
+	}
+
+	off := Single.config()
+	if err := withNodePlugins(off, t.TempDir(), PluginHost{Off: true}); err != nil || len(off.Nodes[0].ExtraMounts) > 0 {
+		t.Errorf("plugin host off: mounts %+v (%v)", off.Nodes[0].ExtraMounts, err)
+	}
+}
+
+func TestNodeExecRunsTheBinaryInTheNodeWithItsStdin(t *testing.T) {
+	e := cluster.NodeExec{Runtime: "docker", Container: "c-worker", Executable: "/w/bin/admission-conformance"}
+	got := e.Argv([]string{"A=1", "B=2"}, "-x")
+	want := []string{"docker", "exec", "-i", "-e", "A=1", "-e", "B=2", "c-worker", "/w/bin/admission-conformance", "-x"}
+	if !slices.Equal(got, want) {
+		t.Errorf("argv %q, want %q", got, want)
 	}
 }

@@ -34,6 +34,8 @@ type Provider struct {
 	logger   logr.Logger
 	workDir  string
 	ledger   string
+
+	pluginHost PluginHost
 }
 
 // New returns a kind provider.
@@ -89,6 +91,9 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	} else {
 		cfg := p.topology.config()
 		if c.auditLogs, err = withAudit(cfg, dir); err != nil {
+			return nil, err
+		}
+		if err := withNodePlugins(cfg, dir, p.pluginHost); err != nil {
 			return nil, err
 		}
 		if err := p.create(ctx, k, name, cfg, filepath.Join(dir, "kubeconfig")); err != nil {

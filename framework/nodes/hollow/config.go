@@ -58,6 +58,9 @@ type PluginHost struct {
 	// RejectLate holds each rejection for the plugin timeout: a
 	// deliberately slow host.
 	RejectLate bool `json:"rejectLate,omitempty"`
+	// IgnoreRejections admits pods a plugin rejects itself: a deliberately
+	// broken host.
+	IgnoreRejections bool `json:"ignoreRejections,omitempty"`
 }
 
 // Broken names a deliberately broken kubelet admission.

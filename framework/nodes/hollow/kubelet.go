@@ -121,6 +121,7 @@ func containerManager(c Config) (cm.ContainerManager, error) {
 		return stub, nil
 	}
 	host := &nodeadmission.Host{ConfigDir: c.Plugins.ConfigDir, PluginDir: c.Plugins.PluginDir,
-		Timeout: c.Plugins.Timeout.Duration, FailOpen: c.Plugins.FailOpen, RejectLate: c.Plugins.RejectLate}
-	return &kubecompat.ContainerManager{ContainerManager: stub, First: pluginAdmitHandler(host)}, nil
+		Timeout: c.Plugins.Timeout.Duration, FailOpen: c.Plugins.FailOpen, RejectLate: c.Plugins.RejectLate,
+		IgnoreRejections: c.Plugins.IgnoreRejections}
+	return &kubecompat.ContainerManager{ContainerManager: stub, First: PluginAdmitHandler(host.Admit)}, nil
 }

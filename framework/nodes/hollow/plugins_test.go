@@ -50,7 +50,7 @@ func testPod() *v1.Pod { return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p",
 func TestPluginHandlerRejectsAddsFirstAndPassesResizes(t *testing.T) {
 	ctx := context.Background()
 	inner := &recordingHandler{}
-	chain := kubecompat.Chain(pluginAdmitHandler(rejectingHost(t)), inner.handler())
+	chain := kubecompat.Chain(PluginAdmitHandler(rejectingHost(t).Admit), inner.handler())
 
 	r := kubecompat.Admit(ctx, chain, kubecompat.AdmitAttributes(testPod(), false))
 	if r.Admit || r.Reason != "NoWay" || r.Message != "m" {

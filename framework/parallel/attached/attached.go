@@ -54,7 +54,7 @@ func Describe(env *harness.Env, webhookHosts []string, routing *parallel.Routing
 			if a.PluginHosts == nil {
 				a.PluginHosts = map[string]parallel.PluginHost{}
 			}
-			a.PluginHosts[n.Name] = parallel.PluginHost{ConfigDir: h.ConfigDir, PluginDir: h.PluginDir, StateDir: h.StateDir, Timeout: h.Timeout}
+			a.PluginHosts[n.Name] = parallel.PluginHost{ConfigDir: h.ConfigDir, PluginDir: h.PluginDir, StateDir: h.StateDir, Timeout: h.Timeout, Exec: h.Exec}
 		}
 	}
 	if l, ok := c.(cluster.AuditLog); ok {
@@ -66,6 +66,9 @@ func Describe(env *harness.Env, webhookHosts []string, routing *parallel.Routing
 	}
 	if s, ok := c.(cluster.StaticManifests); ok {
 		a.StaticDirs, a.StaticProbes = s.StaticManifestDirs(), s.StaticBootProbes()
+	}
+	if n, ok := c.(cluster.NotDeclared); ok {
+		a.NotDeclared = n.NotDeclaredReasons()
 	}
 	if h, ok := c.(cluster.WebhookHost); ok {
 		a.WebhookHost = h.WebhookHost()
@@ -144,13 +147,16 @@ func (c *Cluster) StaticManifestDirs() []map[cluster.StaticPlugin]string { retur
 // StaticBootProbes implements cluster.StaticManifests.
 func (c *Cluster) StaticBootProbes() []cluster.StaticBootProbe { return c.a.StaticProbes }
 
+// NotDeclaredReasons implements cluster.NotDeclared.
+func (c *Cluster) NotDeclaredReasons() map[features.Name]string { return c.a.NotDeclared }
+
 // NodePluginHost implements nodes.PluginHosts.
 func (c *Cluster) NodePluginHost(node string) (nodes.PluginHost, bool) {
 	h, ok := c.a.PluginHosts[node]
 	if !ok {
 		return nodes.PluginHost{}, false
 	}
-	return nodes.PluginHost{ConfigDir: h.ConfigDir, PluginDir: h.PluginDir, StateDir: h.StateDir, Timeout: h.Timeout}, true
+	return nodes.PluginHost{ConfigDir: h.ConfigDir, PluginDir: h.PluginDir, StateDir: h.StateDir, Timeout: h.Timeout, Exec: h.Exec}, true
 }
 
 // DeadNodes implements cluster.Faults with what the parent recorded (no
