@@ -52,7 +52,7 @@ type kindCluster struct {
 	served        features.Set // cluster.ServedFeatures
 
 	pluginHosts map[string]clusternodes.PluginHost // by node name: created clusters' nodes whose kubelet hosts plugins
-	notHosted   string                      // why some or all nodes host none
+	notHosted   string                             // why some or all nodes host none
 }
 
 // load reads what the harness needs from the running cluster.
