@@ -626,6 +626,8 @@ func TestNodePluginSpecsFailOnABrokenHostOnKind(t *testing.T) {
 		because    string
 	}{
 		{"plugins-fail-open", failClosedSpecs, pluginContractSpecs, "admitted"},
+		{"plugins-reject-late", []string{"NodePluginRejectionKeepsReasonAndMessage", "NodePluginGarbageFailsClosed"},
+			[]string{"NodePluginsAllAdmittingAdmits"}, "rejection took"},
 		{"plugins-ignore-rejections", rejecting, append(append([]string{}, failClosedSpecs...),
 			"NodePluginsAllAdmittingAdmits", "NodePluginsRunInParallel", "NodePluginSeesThePodUnchanged"), "admitted"},
 	} {

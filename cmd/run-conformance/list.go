@@ -19,7 +19,7 @@ import (
 
 func newListCommand() *cobra.Command {
 	var showFeatures, showContract, showCoverage, markdown bool
-	var output, kubernetes string
+	var output, kubernetes, provider string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the specs (or, with --features, the features; with --contract, the contract inventory) without a cluster",
@@ -29,6 +29,8 @@ func newListCommand() *cobra.Command {
 				return exitcode.Usagef("--output must be table or json, got %q", output)
 			}
 			switch {
+			case provider != "" && !showFeatures:
+				return exitcode.Usagef("--provider goes with --features")
 			case showFeatures && showContract:
 				return exitcode.Usagef("--features and --contract list different things: give one")
 			case showCoverage && !showContract:
@@ -84,6 +86,13 @@ func newListCommand() *cobra.Command {
 				}
 				return release.WriteContractText(w, all, rel)
 			}
+			if showFeatures && provider != "" {
+				table, ok := providerSupport()[provider]
+				if !ok {
+					return exitcode.Usagef("--provider: unknown provider %q: use embedded, kind or kubeconfig", provider)
+				}
+				return writeSupport(w, output, provider, table)
+			}
 			if showFeatures {
 				all := features.All()
 				if output == "json" {
@@ -117,6 +126,7 @@ func newListCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&showFeatures, "features", false, "list the registered features instead of the specs")
+	cmd.Flags().StringVar(&provider, "provider", "", "with --features: whether that provider's clusters declare each feature, when, or why not (embedded, kind, kubeconfig)")
 	cmd.Long = "List the specs without a cluster: suite, name, profile, the features each needs, its ISOLATION in a parallel run " +
 		"(run --parallel: '-' runs beside any spec; 'serial' runs alone; 'exclusive:S' beside no spec naming the shared state S; " +
 		"'shares:S' beside specs sharing S but not beside one holding it exclusive; -o json gives the reason) and the seed clause it checks."

@@ -39,7 +39,12 @@ kubernetes() {
     ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   done
   local cmds=(kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
-  (cd "$mod" && GOFLAGS=-mod=mod nice -n 10 go build -ldflags "$ldflags" -o "$BIN/" \
+  # cgo on, as in the harness's own build: the same packages at the same
+  # versions then share one Go build cache, so on a fresh machine whichever
+  # of the two builds first compiles Kubernetes for both. The binaries link
+  # the C library: the node has it, and the control-plane images get the
+  # base root file system as a layer (build-node-image.sh).
+  (cd "$mod" && CGO_ENABLED=1 GOFLAGS=-mod=mod nice -n 10 go build -ldflags "$ldflags" -o "$BIN/" \
     "${cmds[@]/#/k8s.io/kubernetes/cmd/}")
 }
 
@@ -130,7 +135,7 @@ standins() {
   (cd "$REPO_ROOT" && go build -ldflags "-s -w" -o "$BIN/" ./hack/kind/cmd/cnid ./hack/kind/cmd/envoy ./hack/kind/cmd/mkimage)
 }
 
-step kubernetes-binaries kubernetes
+step kubernetes-binaries-cgo kubernetes
 step etcd-binary etcd
 step coredns-binary coredns
 step pause-binary pause

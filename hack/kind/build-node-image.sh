@@ -57,8 +57,10 @@ CNID_IMAGE=admission-conformance.local/cnid:$KUBE_VERSION
 images() {
   rm -rf "$IMAGES" && mkdir -p "$IMAGES"
   local mk="$BIN/mkimage" v=$KUBE_VERSION
+  # The base root file system under each: the Kubernetes binaries link the C
+  # library (build-binaries.sh); one layer, stored once.
   for c in kube-apiserver kube-controller-manager kube-scheduler; do
-    "$mk" -o "$IMAGES/$c.tar" --ref "registry.k8s.io/$c:$v" --env "$PATHENV" \
+    "$mk" -o "$IMAGES/$c.tar" --ref "registry.k8s.io/$c:$v" --env "$PATHENV" --dir-layer "$KIND_CACHE/rootfs-base" \
       --file "$BIN/$c:/usr/local/bin/$c:0755" --entrypoint "/usr/local/bin/$c"
   done
   "$mk" -o "$IMAGES/kube-proxy.tar" --ref "registry.k8s.io/kube-proxy:$v" --env "$PATHENV" \

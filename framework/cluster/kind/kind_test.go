@@ -34,8 +34,8 @@ func TestTopologies(t *testing.T) {
 		if cps != tc.controlPlanes || workers != tc.w {
 			t.Errorf("%s: %d control planes and %d workers, want %d and %d", tc.t, cps, workers, tc.controlPlanes, tc.w)
 		}
-		if len(cfg.KubeadmConfigPatches) != 1 {
-			t.Errorf("%s: want the cgroup v1 kubelet patch, got %q", tc.t, cfg.KubeadmConfigPatches)
+		if !slices.Equal(cfg.KubeadmConfigPatches, []string{kubeletPatch, kubeProxyPatch}) {
+			t.Errorf("%s: want the cgroup v1 kubelet patch and kube-proxy's, got %q", tc.t, cfg.KubeadmConfigPatches)
 		}
 	}
 	if _, err := ParseTopology("huge"); err == nil {
@@ -88,8 +88,9 @@ func TestAuditMountsEveryControlPlane(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "audit-policy.yaml")); err != nil {
 		t.Error(err)
 	}
-	// The kubelet's patch and one audit patch per kubeadm config version.
-	if len(cfg.KubeadmConfigPatches) != 3 {
+	// The kubelet's and kube-proxy's patches and one audit patch per kubeadm
+	// config version.
+	if len(cfg.KubeadmConfigPatches) != 4 {
 		t.Errorf("patches: %q", cfg.KubeadmConfigPatches)
 	}
 	for _, version := range []string{"kubeadm.k8s.io/v1beta3", "kubeadm.k8s.io/v1beta4"} {
@@ -139,5 +140,11 @@ func TestNodeExecRunsTheBinaryInTheNodeWithItsStdin(t *testing.T) {
 	want := []string{"docker", "exec", "-i", "-e", "A=1", "-e", "B=2", "c-worker", "/w/bin/admission-conformance", "-x"}
 	if !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
+	}
+}
+
+func TestSupportCoversEveryFeature(t *testing.T) {
+	if err := Support().Check(Name); err != nil {
+		t.Error(err)
 	}
 }

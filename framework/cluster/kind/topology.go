@@ -51,12 +51,22 @@ const kubeletPatch = `kind: KubeletConfiguration
 failCgroupV1: false
 `
 
+// kubeProxyPatch has kube-proxy program a Service's rules as soon as it
+// changes, not at most once a second (iptables.minSyncPeriod, 1 s by
+// default): a webhook named by clientConfig.service is reached through its
+// ClusterIP, and the specs measure how soon a change to the webhook is
+// enforced, which that batching would otherwise add to.
+const kubeProxyPatch = `kind: KubeProxyConfiguration
+iptables:
+  minSyncPeriod: 0s
+`
+
 // config is the kind cluster configuration for t.
 func (t Topology) config() *v1alpha4.Cluster {
 	cps, workers := t.counts()
 	cfg := &v1alpha4.Cluster{
 		TypeMeta:             v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
-		KubeadmConfigPatches: []string{kubeletPatch},
+		KubeadmConfigPatches: []string{kubeletPatch, kubeProxyPatch},
 	}
 	add := func(role v1alpha4.NodeRole, n int) {
 		for range n {

@@ -1,0 +1,37 @@
+package kind
+
+import "github.com/admission-conformance/admission-conformance/framework/features"
+
+// Support says, for every registered feature, whether kind clusters
+// declare it, when, or why not (`list --features --provider kind`,
+// docs/providers.md). A test checks it covers every registered feature.
+func Support() features.SupportTable {
+	byVersion := "the node image's Kubernetes has it on by default (" // + since
+	return features.SupportTable{
+		features.MutatingWebhook:            features.Always,
+		features.ValidatingWebhook:          features.Always,
+		features.WebhookMatchConditions:     features.Always,
+		features.ValidatingAdmissionPolicy:  features.Always,
+		features.MutatingAdmissionPolicy:    {When: "discovery shows admissionregistration.k8s.io/v1 mutatingadmissionpolicies (1.36 on)"},
+		features.WebhookConfigurationOrder:  features.Always,
+		features.ParallelValidatingWebhooks: features.Always,
+		features.AuditLog:                   {When: "the run created the cluster (each apiserver writes its log into the provider's work dir through a mount)"},
+		features.APIServerMetrics:           features.Always,
+		features.MultipleAPIServers:         {When: "--kind-topology ha"},
+		features.Scheduler:                  features.Always,
+		features.ControllerManager:          features.Always,
+		features.NodeAdmission:              features.Always,
+		features.NodeAdmissionPlugins: {When: "the node's kubelet hosts the reference plugin host (images make kind-image builds " +
+			"for the release the harness pins) and the provider mounted the node's plugin host dir (clusters it created, kept ones too)"},
+		features.ReferenceInitializers:   {When: "the harness installs the reference initializers (the default)"},
+		features.HostWebhooksReachable:   features.Always,
+		features.WebhookServiceReference: {When: "this host has an external IPv4 address for the Service's EndpointSlice (kube-proxy on the apiserver's node forwards the ClusterIP to it)"},
+		features.StaticAdmissionManifests: {Never: "the kind provider does not yet give the control-plane nodes static manifest dirs",
+			Claimed: false},
+		features.WebhookVirtualResourcesExcluded: {When: byVersion + "1.37)"},
+		features.NodeDeclaredFeatures:            {When: byVersion + "1.37)"},
+		features.ConditionalAuthorization: {Never: "alpha and off in 1.38, which the module proxy does not serve yet; " +
+			"no node image carries it"},
+		features.PolicyAuditAllFailures: {When: byVersion + "1.37: a fix, not a gate)"},
+	}
+}

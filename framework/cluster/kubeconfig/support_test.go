@@ -1,0 +1,9 @@
+package kubeconfig
+
+import "testing"
+
+func TestSupportCoversEveryFeature(t *testing.T) {
+	if err := Support().Check(Name); err != nil {
+		t.Error(err)
+	}
+}
