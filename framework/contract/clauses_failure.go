@@ -39,6 +39,11 @@ var _ = Register(
 		Promise: "A webhook named by clientConfig.service is called at the Service's port (resolved to its endpoints), on service.path, with TLS verified against caBundle for <service>.<namespace>.svc; " +
 			"a port the Service does not have, or a Service or namespace that does not exist, is a failed call (500 under Fail); a live change of any of them is enforced within the propagation bound.",
 		Specs: []string{"WebhookServiceReference"}},
+	Clause{ID: "failure.service-balanced-per-request", Area: FailurePolicy, Optional: "WebhookRoundTripLoadBalancing",
+		Source: "k8s.io/apiserver v0.37.2 pkg/util/webhook/client.go (resolvingRoundTripper under gate WebhookRoundTripLoadBalancing, beta in 1.37); pkg/util/proxy RandomEndpoint",
+		Promise: "With the gate on and the apiserver resolving Services to endpoints itself, a Service webhook's endpoint is picked for every request, not once per connection: " +
+			"successive calls reach every ready endpoint; an endpoint removed from the Service gets no call once its removal has reached the apiserver, within the propagation bound.",
+		Specs: []string{"WebhookServiceBalancedPerRequest"}},
 	Clause{ID: "failure.wrong-uid-fails-the-call", Area: FailurePolicy,
 		Source:  "admission.k8s.io/v1 AdmissionResponse.uid (must match the request's uid)",
 		Promise: "An answer whose response.uid is not the request's uid is a failed call, handled by the failurePolicy; its patch is never applied.",

@@ -43,6 +43,10 @@ type Call struct {
 	OldObject json.RawMessage `json:"oldObject,omitempty"`
 	Options   json.RawMessage `json:"options,omitempty"`
 
+	// RemoteAddr is the peer of the connection the call came on: the
+	// apiserver, or a Forwarder that relayed it (Forwarder.Carried).
+	RemoteAddr string `json:"remoteAddr,omitempty"`
+
 	// TimeoutParam is the ?timeout= value the apiserver sent, which is how
 	// it tells the webhook its timeoutSeconds.
 	TimeoutParam string `json:"timeoutParam,omitempty"`

@@ -33,9 +33,10 @@ type Forwarder struct {
 	target string
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	conns  map[net.Conn]bool
-	closed bool
+	mu      sync.Mutex
+	conns   map[net.Conn]bool
+	carried map[string]bool // local addresses of the connections to the server
+	closed  bool
 }
 
 // Forward listens on host (any port) and relays every connection to the
@@ -46,10 +47,19 @@ func (s *Server) Forward(host string) (*Forwarder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakewebhook: forward: %w", err)
 	}
-	f := &Forwarder{ln: ln, target: s.listen, conns: map[net.Conn]bool{}}
+	f := &Forwarder{ln: ln, target: s.listen, conns: map[net.Conn]bool{}, carried: map[string]bool{}}
 	f.wg.Add(1)
 	go f.accept()
 	return f, nil
+}
+
+// Carried reports whether a call whose RemoteAddr is remoteAddr came
+// through this forwarder: two forwarders are two endpoints of a Service,
+// and the server tells by this which endpoint each call reached.
+func (f *Forwarder) Carried(remoteAddr string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.carried[remoteAddr]
 }
 
 // Port is the port the forwarder listens on.
@@ -108,6 +118,9 @@ func (f *Forwarder) relay(in net.Conn) {
 		return
 	}
 	defer out.Close()
+	f.mu.Lock()
+	f.carried[out.LocalAddr().String()] = true
+	f.mu.Unlock()
 	for _, c := range []net.Conn{in, out} {
 		if !f.track(c) {
 			return

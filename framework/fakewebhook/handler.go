@@ -27,7 +27,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.handlers.Done()
 
-	call := Call{Seq: s.seq.Add(1), Path: r.URL.Path, TimeoutParam: r.URL.Query().Get("timeout")}
+	call := Call{Seq: s.seq.Add(1), Path: r.URL.Path, TimeoutParam: r.URL.Query().Get("timeout"), RemoteAddr: r.RemoteAddr}
 	call.ReceivedAt, call.Received = s.now()
 	defer func() {
 		call.FinishedAt, call.Finished = s.now()

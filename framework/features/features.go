@@ -56,6 +56,7 @@ const (
 	// Admission features new in Kubernetes 1.37 (read from the v1.37.2
 	// sources; each one's gate is named in its description).
 	StaticAdmissionManifests        Name = "StaticAdmissionManifests"
+	WebhookRoundTripLoadBalancing   Name = "WebhookRoundTripLoadBalancing"
 	WebhookVirtualResourcesExcluded Name = "WebhookVirtualResourcesExcluded"
 	NodeDeclaredFeatures            Name = "NodeDeclaredFeatures"
 	// Admission features new in Kubernetes 1.38 (read from the
@@ -86,6 +87,8 @@ var registry = map[Name]Feature{
 	WebhookServiceReference:    {ProviderSetUp: true, Description: "the apiservers call a webhook named by clientConfig.service through a Service whose EndpointSlice points at this host (the embedded cluster routes to endpoints itself: kube-apiserver --enable-aggregator-routing)"},
 	StaticAdmissionManifests: {Since: "1.37", ProviderSetUp: true,
 		Description: "webhooks and policies loaded from staticManifestsDir files (gate ManifestBasedAdmissionControlConfig, beta and on by default in 1.37); the provider gives every apiserver the directories and lets the harness write them"},
+	WebhookRoundTripLoadBalancing: {Since: "1.37", ProviderSetUp: true,
+		Description: "the apiservers pick a Service webhook's endpoint for every request, not once per connection (gate WebhookRoundTripLoadBalancing, beta and on by default in 1.37), choosing among the endpoints themselves (kube-apiserver --enable-aggregator-routing; without it they call the ClusterIP and the proxy picks per connection)"},
 	WebhookVirtualResourcesExcluded: {Since: "1.37",
 		Description: "webhooks are never called for the authentication and authorization review resources (gate ExcludeAdmissionWebhookVirtualResources, beta and on by default in 1.37)"},
 	NodeDeclaredFeatures: {Since: "1.37",

@@ -34,6 +34,7 @@ type Cluster struct {
 	controllers *controllerManager
 	scheduled   bool
 	controlled  bool
+	balanced    bool // Service webhooks balanced per request (balancedPerRequest)
 	// served are the features whose API the apiservers serve
 	// (cluster.ServedFeatures).
 	served  features.Set
@@ -90,6 +91,9 @@ func (c *Cluster) Capabilities() features.Set {
 	}
 	if _, err := fakewebhook.ExternalIPv4(); err == nil {
 		s[features.WebhookServiceReference] = struct{}{} // an endpoint address the apiserver accepts
+		if c.balanced {
+			s[features.WebhookRoundTripLoadBalancing] = struct{}{}
+		}
 	}
 	return s.Union(c.nodeCapabilities())
 }

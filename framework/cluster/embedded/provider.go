@@ -99,6 +99,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	// accept them: a staticManifestsDir the release does not know or has
 	// off makes the apiserver refuse to start.
 	static := staticManifestsOn(append(apiserverFlags(files, ""), o.apiserverArgs...))
+	c.balanced = balancedPerRequest(append(apiserverFlags(files, ""), o.apiserverArgs...))
 	for i := 0; i < o.apiservers; i++ {
 		name := fmt.Sprintf("kube-apiserver[%d]", i)
 		step = name

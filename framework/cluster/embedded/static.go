@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,16 +36,35 @@ const staticGate = featuregate.Feature("ManifestBasedAdmissionControlConfig")
 // staticManifestsDir it does not know or has off, or the user's file would be
 // replaced.
 func staticManifestsOn(args []string) bool {
+	return gateOn(args, staticGate, "admission-control-config-file")
+}
+
+// balancingGate is the kube-apiserver feature gate that picks a Service
+// webhook's endpoint per request (beta and on in 1.37, unknown before).
+const balancingGate = featuregate.Feature("WebhookRoundTripLoadBalancing")
+
+// balancedPerRequest reports whether the apiservers, started with the
+// user's args, pick a Service webhook's endpoint per request: the gate on
+// (the embedded apiservers always route to endpoints themselves,
+// --enable-aggregator-routing).
+func balancedPerRequest(args []string) bool { return gateOn(args, balancingGate) }
+
+// gateOn reports whether gate is on for apiservers started with args: the
+// args' --feature-gates applied to a copy of the process's gates, as
+// kube-apiserver would. A release that does not know the gate, an
+// --emulated-version (whose defaults a copy cannot reproduce) or any of
+// refusing (flags of the user's that the harness must not replace) mean off.
+func gateOn(args []string, gate featuregate.Feature, refusing ...string) bool {
 	gates := utilfeature.DefaultMutableFeatureGate.DeepCopy()
-	if _, known := gates.GetAll()[staticGate]; !known {
+	if _, known := gates.GetAll()[gate]; !known {
 		return false
 	}
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		switch name {
-		case "admission-control-config-file", "emulated-version":
+		switch {
+		case name == "emulated-version" || slices.Contains(refusing, name):
 			return false
-		case "feature-gates":
+		case name == "feature-gates":
 			if !hasValue && i+1 < len(args) {
 				i++
 				value = args[i]
@@ -54,7 +74,7 @@ func staticManifestsOn(args []string) bool {
 			}
 		}
 	}
-	return gates.Enabled(staticGate)
+	return gates.Enabled(gate)
 }
 
 // staticDirs are the four plugins' directories below one replica's dir.

@@ -25,6 +25,8 @@ func Support() features.SupportTable {
 		features.WebhookServiceReference:    {When: "this host has an external IPv4 address (an endpoint address the apiserver accepts)"},
 		features.StaticAdmissionManifests: {When: "the apiservers have gate ManifestBasedAdmissionControlConfig on " +
 			"(1.37's default) and no --admission-control-config-file or --emulated-version of the user's"},
+		features.WebhookRoundTripLoadBalancing: {When: "this host has an external IPv4 address and the apiservers have gate " +
+			"WebhookRoundTripLoadBalancing on (1.37's default; they always route to endpoints themselves)"},
 		features.WebhookVirtualResourcesExcluded: {When: "the embedded release has it on by default (1.37)"},
 		features.NodeDeclaredFeatures:            {When: "the embedded release has it on by default (1.37)"},
 		features.ConditionalAuthorization: {Never: "alpha and off in 1.38, which the module proxy does not serve yet; " +

@@ -17,7 +17,9 @@ const (
 	nodeAuditPolicy = "/etc/kubernetes/audit-policy.yaml"
 )
 
-// auditPatches turn the audit log on in every apiserver kubeadm starts,
+// auditPatches turn the audit log on in every apiserver kubeadm starts
+// (and aggregator routing, loadBalancing: kind merges patches, and a second
+// one would replace the extraArgs list rather than add to it),
 // one per kubeadm config API kind writes: v1beta4 (Kubernetes 1.36 on),
 // whose extraArgs are a list, and v1beta3 (before 1.36), where they are a
 // map. kind applies a patch naming an apiVersion only to that version, so
@@ -26,6 +28,8 @@ var auditPatches = []string{`apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 apiServer:
   extraArgs:
+  - name: enable-aggregator-routing
+    value: "true"
   - name: audit-policy-file
     value: ` + nodeAuditPolicy + `
   - name: audit-log-path
@@ -36,6 +40,7 @@ apiServer:
 kind: ClusterConfiguration
 apiServer:
   extraArgs:
+    enable-aggregator-routing: "true"
     audit-policy-file: ` + nodeAuditPolicy + `
     audit-log-path: ` + nodeAuditDir + `/audit.log
     audit-log-format: json

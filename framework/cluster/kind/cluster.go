@@ -53,6 +53,8 @@ type kindCluster struct {
 
 	pluginHosts map[string]clusternodes.PluginHost // by node name: created clusters' nodes whose kubelet hosts plugins
 	notHosted   string                             // why some or all nodes host none
+	balanced    bool                               // Service webhooks balanced per request (loadBalancing)
+	notBalanced string
 }
 
 // load reads what the harness needs from the running cluster.
@@ -111,6 +113,9 @@ func (c *kindCluster) load(ctx context.Context) error {
 	}
 	if c.served, err = cluster.ServedFeatures(c.config); err != nil {
 		return fmt.Errorf("kind cluster %s: discovery: %w", c.name, err)
+	}
+	if err := c.loadBalancing(ctx); err != nil {
+		return err
 	}
 	if c.created {
 		client, err := kubernetes.NewForConfig(c.config)
@@ -186,6 +191,9 @@ func (c *kindCluster) Capabilities() features.Set {
 	// ClusterIP, and kube-proxy on their node forwards to the endpoint.
 	if _, err := fakewebhook.ExternalIPv4(); err == nil {
 		s[features.WebhookServiceReference] = struct{}{}
+		if c.balanced {
+			s[features.WebhookRoundTripLoadBalancing] = struct{}{}
+		}
 	}
 	if len(c.replicas) > 1 {
 		s[features.MultipleAPIServers] = struct{}{}

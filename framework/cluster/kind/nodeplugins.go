@@ -215,6 +215,9 @@ func (c *kindCluster) NotDeclaredReasons() map[features.Name]string {
 	if c.notHosted != "" && len(c.pluginHosts) == 0 {
 		out[features.NodeAdmissionPlugins] = c.notHosted
 	}
+	if c.notBalanced != "" {
+		out[features.WebhookRoundTripLoadBalancing] = c.notBalanced
+	}
 	return out
 }
 

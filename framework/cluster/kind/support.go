@@ -29,7 +29,9 @@ func Support() features.SupportTable {
 		features.StaticAdmissionManifests: {Never: "the kind provider does not yet give the control-plane nodes static manifest dirs",
 			Claimed: false},
 		features.WebhookVirtualResourcesExcluded: {When: byVersion + "1.37)"},
-		features.NodeDeclaredFeatures:            {When: byVersion + "1.37)"},
+		features.WebhookRoundTripLoadBalancing: {When: byVersion + "1.37), every apiserver routes to endpoints itself " +
+			"(--enable-aggregator-routing, which the provider sets on the clusters it creates) and this host has an external IPv4 address"},
+		features.NodeDeclaredFeatures: {When: byVersion + "1.37)"},
 		features.ConditionalAuthorization: {Never: "alpha and off in 1.38, which the module proxy does not serve yet; " +
 			"no node image carries it"},
 		features.PolicyAuditAllFailures: {When: byVersion + "1.37: a fix, not a gate)"},

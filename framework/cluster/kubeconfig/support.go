@@ -27,6 +27,7 @@ func Support() features.SupportTable {
 		features.HostWebhooksReachable:           {When: "--plugin-image runs the relay in the cluster, or --webhook-host names an address the apiservers reach"},
 		features.WebhookServiceReference:         claim("the EndpointSlice would have to name an address of this host the cluster's proxies reach"),
 		features.StaticAdmissionManifests:        claim("the control-plane nodes' static manifest dirs are on their hosts, which the harness cannot write"),
+		features.WebhookRoundTripLoadBalancing:   claim("the harness cannot see whether the apiservers route to endpoints themselves (--enable-aggregator-routing)"),
 		features.WebhookVirtualResourcesExcluded: {When: "the cluster's Kubernetes version has it on by default (1.37)"},
 		features.NodeDeclaredFeatures:            {When: "the cluster's Kubernetes version has it on by default (1.37)"},
 		features.ConditionalAuthorization:        claim("the apiservers' authorization configuration is the cluster's own"),

@@ -161,7 +161,7 @@ var Table = []Entry{
 	until("1.38", mapped(Gate, "SupplementalGroupsPolicy", "node.rejection-reason")),
 	outOfScope(Gate, "TaintTolerationComparisonOperators", "Alpha and off: lets tolerations compare values in the kubelet's taint predicate and eviction handler; which tolerations match is scheduling API, while how an untolerated taint is reported is node.rejection-*."),
 	outOfScope(Gate, "VolumeAttributesClass", "StorageObjectInUseProtection adds its finalizer to VolumeAttributesClasses; storage, not admission extensions."),
-	since("1.37", notObservable(Gate, "WebhookRoundTripLoadBalancing", "Service webhooks pick an endpoint per request only with --enable-aggregator-routing and several endpoints the apiserver reaches: the embedded control plane has no pod network and EndpointSlices refuse loopback addresses, so its fake webhook is one server reached by URL and the choice cannot be seen; on kind two webhook pods behind one Service would show it, which the harness does not run yet.")),
+	since("1.37", mapped(Gate, "WebhookRoundTripLoadBalancing", "failure.service-balanced-per-request")),
 	// 1.36 only: gang scheduling of Jobs, reworked in 1.37.
 	since("1.36", until("1.37", outOfScope(Gate, "WorkloadAwarePreemption", "Alpha and off: the Priority plugin resolves a PodGroup's priority from its class; scheduling policy of a compiled-in plugin."))),
 	since("1.36", until("1.37", outOfScope(Gate, "WorkloadWithJob", "Alpha and off: JobValidation refuses changing the parallelism of a Job whose gang-scheduled PodGroup exists; workload scheduling in a compiled-in plugin."))),
