@@ -35,7 +35,7 @@ type Forwarder struct {
 
 	mu      sync.Mutex
 	conns   map[net.Conn]bool
-	carried map[string]bool // local addresses of the connections to the server
+	carried map[string]bool // local ports of the connections to the server
 	closed  bool
 }
 
@@ -55,11 +55,18 @@ func (s *Server) Forward(host string) (*Forwarder, error) {
 
 // Carried reports whether a call whose RemoteAddr is remoteAddr came
 // through this forwarder: two forwarders are two endpoints of a Service,
-// and the server tells by this which endpoint each call reached.
+// and the server tells by this which endpoint each call reached. By the
+// port alone: on the way to a server listening on a Docker bridge's address
+// (kind's gateway) Docker masquerades the connection, so the server sees
+// another address than the forwarder dialled from, with the same port.
 func (f *Forwarder) Carried(remoteAddr string) bool {
+	_, port, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return false
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.carried[remoteAddr]
+	return f.carried[port]
 }
 
 // Port is the port the forwarder listens on.
@@ -119,7 +126,9 @@ func (f *Forwarder) relay(in net.Conn) {
 	}
 	defer out.Close()
 	f.mu.Lock()
-	f.carried[out.LocalAddr().String()] = true
+	if _, port, err := net.SplitHostPort(out.LocalAddr().String()); err == nil {
+		f.carried[port] = true
+	}
 	f.mu.Unlock()
 	for _, c := range []net.Conn{in, out} {
 		if !f.track(c) {

@@ -94,7 +94,9 @@ var _ = harness.Describe(webhookServiceBalancedPerRequest, func(f *harness.Frame
 		ginkgo.DeferCleanup(ignoreNotFound, f.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete, cfg.Name)
 
 		journal := f.Env.Webhooks.Journal()
-		// reached sends one call through rc and says which endpoint got it.
+		// reached sends one call through rc and says which endpoint got it
+		// ("" if the webhook was not called, the peer if neither forwarder
+		// carried the call).
 		reached := func(ctx context.Context, rc *rest.Config) string {
 			before := journal.Len()
 			_, err := dryRunCreate(ctx, rc, f.Namespace, "balanced")
@@ -108,6 +110,7 @@ var _ = harness.Describe(webhookServiceBalancedPerRequest, func(f *harness.Frame
 						return name
 					}
 				}
+				return "a peer neither endpoint relayed, " + c.RemoteAddr
 			}
 			return ""
 		}
