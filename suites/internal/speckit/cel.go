@@ -2,7 +2,6 @@ package speckit
 
 import (
 	"fmt"
-
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,7 +14,7 @@ import (
 // length (each of n contains calls traverses the whole string). Policies
 // and webhooks are created whatever their expressions' estimated cost (the
 // pinned validation compiles them and checks no estimate), so only the
-// runtime limits apply. With CelItems, 10 items cost 146 and 1000 items
+// runtime limits apply. With celItems, 10 items cost 146 and 1000 items
 // 797,582 (under the 1,000,000 per-expression limit; 3 fit in
 // matchConditions' 2,500,000 budget and 12 in a binding's 10,000,000, one
 // more does not); 5000 items exceed the per-expression limit. The costs
@@ -28,8 +27,8 @@ const (
 	BigItems   = 5000
 )
 
-// CelItems is "item0,item1,...": n items for heavy.
-func CelItems(n int) string {
+// celItems is "item0,item1,...": n items for heavy.
+func celItems(n int) string {
 	items := make([]string, n)
 	for i := range items {
 		items[i] = fmt.Sprintf("item%d", i)
@@ -39,7 +38,7 @@ func CelItems(n int) string {
 
 // ItemsConfigMap is a ConfigMap heavy reads, with verdict v.
 func ItemsConfigMap(f *harness.Framework, name string, n int, v string) *corev1.ConfigMap {
-	return ConfigMap(f, name, map[string]string{"items": CelItems(n), "verdict": v})
+	return ConfigMap(f, name, map[string]string{"items": celItems(n), "verdict": v})
 }
 
 // The errors the pinned apiserver gives (k8s.io/apiserver v0.37.2

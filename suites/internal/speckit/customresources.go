@@ -2,12 +2,10 @@ package speckit
 
 import (
 	"context"
-
 	"fmt"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"

@@ -57,9 +57,9 @@ func LabelKey(labels map[string]string) string {
 	return strings.Join(parts, ",")
 }
 
-// ScrapeMetrics reads the named metrics from every apiserver, summing series with
+// scrapeMetrics reads the named metrics from every apiserver, summing series with
 // the same labels.
-func ScrapeMetrics(ctx context.Context, f *harness.Framework, names ...string) (MetricSnapshot, error) {
+func scrapeMetrics(ctx context.Context, f *harness.Framework, names ...string) (MetricSnapshot, error) {
 	out := MetricSnapshot{}
 	for _, n := range names {
 		out[n] = map[string]*MetricPoint{}
@@ -106,13 +106,13 @@ func ScrapeMetrics(ctx context.Context, f *harness.Framework, names ...string) (
 
 // MustScrapeMetrics is scrape for specs.
 func MustScrapeMetrics(ctx context.Context, f *harness.Framework, names ...string) MetricSnapshot {
-	s, err := ScrapeMetrics(ctx, f, names...)
+	s, err := scrapeMetrics(ctx, f, names...)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	return s
 }
 
-// HasLabelsOf reports whether labels include every pair of selector.
-func HasLabelsOf(labels, selector map[string]string) bool {
+// hasLabelsOf reports whether labels include every pair of selector.
+func hasLabelsOf(labels, selector map[string]string) bool {
 	for k, v := range selector {
 		if labels[k] != v {
 			return false
@@ -121,14 +121,14 @@ func HasLabelsOf(labels, selector map[string]string) bool {
 	return true
 }
 
-// moved returns, for every series of metric whose labels include selector,
+// Moved returns, for every series of metric whose labels include selector,
 // how much of measure moved since before: only the series that moved, by
 // label key. normalize, if set, rewrites a series' labels first.
 func (after MetricSnapshot) Moved(before MetricSnapshot, metric string, selector map[string]string, measure func(*MetricPoint) float64,
 	normalize func(map[string]string) map[string]string) map[string]float64 {
 	out := map[string]float64{}
 	for _, p := range after[metric] {
-		if !HasLabelsOf(p.Labels, selector) {
+		if !hasLabelsOf(p.Labels, selector) {
 			continue
 		}
 		d := measure(p)
@@ -157,7 +157,7 @@ func (w Deltas) Add(n float64, labels map[string]string) Deltas {
 	return w
 }
 
-// labelSets returns the label sets of w.
+// LabelSets returns the label sets of w.
 func (w Deltas) LabelSets() []map[string]string {
 	var out []map[string]string
 	for _, k := range slices.Sorted(maps.Keys(w)) {
@@ -180,14 +180,14 @@ func ExpectMoved(before, after MetricSnapshot, metric string, selector map[strin
 
 func CheckMoved(before, after MetricSnapshot, metric string, selector map[string]string, measure func(*MetricPoint) float64,
 	normalize func(map[string]string) map[string]string, w Deltas, why string) {
-	got, expected := DescribeDeltas(after.Moved(before, metric, selector, measure, normalize)), DescribeDeltas(w)
+	got, expected := describeDeltas(after.Moved(before, metric, selector, measure, normalize)), describeDeltas(w)
 	gomega.ExpectWithOffset(2, got).To(gomega.Equal(expected),
 		"%s{%s}: exactly these series must move, each by exactly this much: %s\nmoved:\n%s\nexpected:\n%s",
 		metric, LabelKey(selector), why, got, expected)
 }
 
-// DescribeDeltas renders a delta map in a stable, readable order.
-func DescribeDeltas(m map[string]float64) string {
+// describeDeltas renders a delta map in a stable, readable order.
+func describeDeltas(m map[string]float64) string {
 	keys := slices.Sorted(maps.Keys(m))
 	lines := make([]string, 0, len(keys))
 	for _, k := range keys {

@@ -14,9 +14,9 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/mutatingpolicy"
 )
 
-// ProbeSeen is the annotation the probe MutatingAdmissionPolicy sets on
+// probeSeen is the annotation the probe MutatingAdmissionPolicy sets on
 // probe objects.
-const ProbeSeen = "admission-conformance.io/policy-probe-seen"
+const probeSeen = "admission-conformance.io/policy-probe-seen"
 
 // MAPWith creates a MutatingAdmissionPolicy named suffix with spec
 // (MatchConstraints scoped like createVAP's) and one binding of the same
@@ -71,7 +71,7 @@ func AwaitMAPs(ctx context.Context, f *harness.Framework, withParam bool) error 
 	name := PolicyName(f, "probe")
 	value := "'seen'"
 	spec := mutatingpolicy.MutatingAdmissionPolicySpec{
-		MatchConstraints: ProbeConstraints(f), FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+		MatchConstraints: probeConstraints(f), FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 		ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
 	}
 	var ref *admissionregistrationv1.ParamRef
@@ -87,7 +87,7 @@ func AwaitMAPs(ctx context.Context, f *harness.Framework, withParam bool) error 
 	spec.Mutations = []mutatingpolicy.Mutation{{
 		PatchType: mutatingpolicy.PatchTypeApplyConfiguration,
 		ApplyConfiguration: &mutatingpolicy.ApplyConfiguration{
-			Expression: fmt.Sprintf("Object{metadata: Object.metadata{annotations: {%q: %s}}}", ProbeSeen, value),
+			Expression: fmt.Sprintf("Object{metadata: Object.metadata{annotations: {%q: %s}}}", probeSeen, value),
 		},
 	}}
 	api := mutatingpolicy.PolicyClient(f.Dynamic)
@@ -98,13 +98,13 @@ func AwaitMAPs(ctx context.Context, f *harness.Framework, withParam bool) error 
 	ginkgo.DeferCleanup(IgnoreNotFound, api.Delete, name)
 	bindings := mutatingpolicy.BindingClient(f.Dynamic)
 	b := &mutatingpolicy.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
-		Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: name, ParamRef: ref, MatchResources: ProbeOnly(f)}}
+		Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: name, ParamRef: ref, MatchResources: probeOnly(f)}}
 	if _, err := bindings.Create(ctx, b, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create probe MutatingAdmissionPolicyBinding: %w", err)
 	}
 	ginkgo.DeferCleanup(IgnoreNotFound, bindings.Delete, name)
-	return AwaitProbe(ctx, f, func(obj *corev1.ConfigMap, err error) bool {
-		return err == nil && obj.Annotations[ProbeSeen] == "seen"
+	return awaitProbe(ctx, f, func(obj *corev1.ConfigMap, err error) bool {
+		return err == nil && obj.Annotations[probeSeen] == "seen"
 	})
 }
 
@@ -113,7 +113,7 @@ func ApplyConfiguration(expression string) mutatingpolicy.Mutation {
 		ApplyConfiguration: &mutatingpolicy.ApplyConfiguration{Expression: expression}}
 }
 
-func JsonPatch(expression string) mutatingpolicy.Mutation {
+func JSONPatch(expression string) mutatingpolicy.Mutation {
 	return mutatingpolicy.Mutation{PatchType: mutatingpolicy.PatchTypeJSONPatch,
 		JSONPatch: &mutatingpolicy.JSONPatch{Expression: expression}}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"slices"
 	"strings"
 	"sync"
@@ -12,18 +11,15 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
-
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/identity"
 )
@@ -50,7 +46,7 @@ func (w *Warnings) HandleWarningHeader(_ int, _ string, text string) {
 	w.Texts = append(w.Texts, text)
 }
 
-// take returns the warnings collected so far and forgets them.
+// Take returns the warnings collected so far and forgets them.
 func (w *Warnings) Take() []string {
 	w.Lock()
 	defer w.Unlock()
@@ -59,8 +55,8 @@ func (w *Warnings) Take() []string {
 	return out
 }
 
-// takeMentioning reports whether a warning collected since the last take
-// Contains text, and forgets them all.
+// TakeMentioning reports whether a warning collected since the last Take
+// contains text, and forgets them all.
 func (w *Warnings) TakeMentioning(text string) bool {
 	return slices.ContainsFunc(w.Take(), func(warning string) bool { return strings.Contains(warning, text) })
 }
@@ -157,12 +153,15 @@ func WithValue(f *harness.Framework, name, value string) *corev1.ConfigMap {
 	return ConfigMap(f, name, map[string]string{"value": value})
 }
 
-// The policy specs prove their policies enforced with a probe policy of the
-// same kind, created after every policy and binding under test: bindings
-// (and policies) reach an apiserver through one watch each, in creation
-// order, so once the probe policy acts on a replica, the case's policies and
-// bindings are in force there too. The probe policy acts only on objects
-// labelled PolicyProbeLabel; every binding under test excludes them.
+// The one policy-enforcement probe of every suite: a case proves its
+// policies enforced with a probe policy of the same kind, created after every
+// policy and binding under test: bindings (and policies) reach an apiserver
+// through one watch each, in creation order, so once the probe policy acts on
+// a replica, the case's policies and bindings are in force there too. Every
+// replica must act within the policy propagation bound (PolicyPropagation, a
+// contract bound), and the policies under test stay as the case wrote them:
+// the probe policy acts only on objects labelled PolicyProbeLabel, and every
+// binding under test excludes them.
 const PolicyProbeLabel = "admission-conformance.io/policy-probe"
 
 // PolicyName is the cluster-wide name of a case's policy or binding.
@@ -199,9 +198,9 @@ func ScopedConstraints(f *harness.Framework, mr *admissionregistrationv1.MatchRe
 	return mr
 }
 
-// ProbeConstraints match the probe objects alone.
-func ProbeConstraints(f *harness.Framework) *admissionregistrationv1.MatchResources {
-	mr := ProbeOnly(f)
+// probeConstraints match the probe objects alone.
+func probeConstraints(f *harness.Framework) *admissionregistrationv1.MatchResources {
+	mr := probeOnly(f)
 	mr.ResourceRules = PolicyConfigMapRules().ResourceRules
 	return mr
 }
@@ -267,12 +266,12 @@ func VAPAndBinding(ctx context.Context, f *harness.Framework, suffix string, spe
 	return BindVAP(ctx, f, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: binding})
 }
 
-func ProbeMessage(f *harness.Framework) string { return "policy probe of " + f.Namespace }
+func probeMessage(f *harness.Framework) string { return "policy probe of " + f.Namespace }
 
 // AwaitVAPs creates the probe policy and binding and returns once every
 // replica denies a dry-run probe with it.
 func AwaitVAPs(ctx context.Context, f *harness.Framework) error {
-	return AwaitVAPsWith(ctx, f, false)
+	return awaitVAPsWith(ctx, f, false)
 }
 
 // AwaitVAPsWithParams is AwaitVAPs for policies whose params are
@@ -280,19 +279,19 @@ func AwaitVAPs(ctx context.Context, f *harness.Framework) error {
 // created after the case's params, so once the probe sees its param every
 // replica's param cache holds the case's params as well.
 func AwaitVAPsWithParams(ctx context.Context, f *harness.Framework) error {
-	return AwaitVAPsWith(ctx, f, true)
+	return awaitVAPsWith(ctx, f, true)
 }
 
-func AwaitVAPsWith(ctx context.Context, f *harness.Framework, withParam bool) error {
+func awaitVAPsWith(ctx context.Context, f *harness.Framework, withParam bool) error {
 	name := PolicyName(f, "probe")
 	probe := admissionregistrationv1.ValidatingAdmissionPolicySpec{
-		MatchConstraints: ProbeConstraints(f),
+		MatchConstraints: probeConstraints(f),
 		FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
-		Validations:      []admissionregistrationv1.Validation{{Expression: "false", Message: ProbeMessage(f)}},
+		Validations:      []admissionregistrationv1.Validation{{Expression: "false", Message: probeMessage(f)}},
 	}
 	var ref *admissionregistrationv1.ParamRef
 	if withParam {
-		param := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "policy-probe-param", Annotations: map[string]string{"message": ProbeMessage(f)}}}
+		param := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "policy-probe-param", Annotations: map[string]string{"message": probeMessage(f)}}}
 		if _, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, param, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create probe param: %w", err)
 		}
@@ -308,26 +307,26 @@ func AwaitVAPsWith(ctx context.Context, f *harness.Framework, withParam bool) er
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName: name, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			MatchResources: ProbeOnly(f), ParamRef: ref,
+			MatchResources: probeOnly(f), ParamRef: ref,
 		},
 	}
 	if _, err := api.Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create probe binding: %w", err)
 	}
 	ginkgo.DeferCleanup(IgnoreNotFound, api.Delete, name)
-	return AwaitProbe(ctx, f, func(_ *corev1.ConfigMap, err error) bool { return DeniedWith(err, ProbeMessage(f)) })
+	return awaitProbe(ctx, f, func(_ *corev1.ConfigMap, err error) bool { return DeniedWith(err, probeMessage(f)) })
 }
 
-func ProbeOnly(f *harness.Framework) *admissionregistrationv1.MatchResources {
+func probeOnly(f *harness.Framework) *admissionregistrationv1.MatchResources {
 	return &admissionregistrationv1.MatchResources{
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: f.Namespace}},
 		ObjectSelector:    &metav1.LabelSelector{MatchLabels: map[string]string{PolicyProbeLabel: f.Namespace}},
 	}
 }
 
-// AwaitProbe sends dry-run probes to every replica until enforced accepts
+// awaitProbe sends dry-run probes to every replica until enforced accepts
 // the answer, within the policy propagation bound.
-func AwaitProbe(ctx context.Context, f *harness.Framework, enforced func(*corev1.ConfigMap, error) bool) error {
+func awaitProbe(ctx context.Context, f *harness.Framework, enforced func(*corev1.ConfigMap, error) bool) error {
 	var last sync.Map // replica host -> last answer
 	_, err := enforce.OnEveryReplica(ctx, time.Now(), f.Replicas, f.Bounds.PolicyPropagation.Duration, f.Bounds.PollInterval.Duration,
 		func(ctx context.Context, rc *rest.Config) (bool, error) {

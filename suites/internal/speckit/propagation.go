@@ -7,15 +7,12 @@ import (
 	"time"
 
 	"github.com/onsi/gomega"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
-
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/results"
@@ -46,7 +43,7 @@ type Latencies struct {
 	Name       string
 	Bound      time.Duration
 	PerReplica map[int][]time.Duration
-	// allowance is the most time beyond bound a sample was allowed
+	// Allowance is the most time beyond bound a sample was allowed
 	// (addAllowing): the summaries' bound.
 	Allowance time.Duration
 }
@@ -55,7 +52,7 @@ func NewLatencies(name string, bound time.Duration) *Latencies {
 	return &Latencies{Name: name, Bound: bound, PerReplica: map[int][]time.Duration{}}
 }
 
-// dephase waits before the next change so that successive changes land at
+// Dephase waits before the next change so that successive changes land at
 // four different phases of period. A case that changes again as soon as the
 // last change is enforced (just after a refresh) makes every change at the
 // same phase, and a late notification then costs the same every time: a
@@ -92,12 +89,12 @@ func ExpectEachWithin(perReplica []enforce.Seen, bound time.Duration, what strin
 	}
 }
 
-// add records one change's latency on every replica.
+// Add records one change's latency on every replica.
 func (l *Latencies) Add(f *harness.Framework, labels map[string]string, perReplica []enforce.Seen) {
 	l.AddAllowing(f, labels, perReplica, 0)
 }
 
-// addAllowing is add for a change whose probe itself takes allowance
+// AddAllowing is Add for a change whose probe itself takes allowance
 // (a webhook timeout waited out): its bound is the bound plus that.
 func (l *Latencies) AddAllowing(f *harness.Framework, labels map[string]string, perReplica []enforce.Seen, allowance time.Duration) {
 	l.Allowance = max(l.Allowance, allowance)
@@ -112,7 +109,7 @@ func (l *Latencies) AddAllowing(f *harness.Framework, labels map[string]string, 
 	}
 }
 
-// summarize records p50, p95 and max per replica.
+// Summarize records p50, p95 and max per replica.
 func (l *Latencies) Summarize(f *harness.Framework) {
 	up := (l.Bound + l.Allowance).Seconds()
 	for replica, samples := range l.PerReplica {

@@ -3,35 +3,31 @@ package speckit
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
-
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
-// failedOpenAnnotations collects the failed-open.* annotations of events.
 // MutatingIndex is the N of the failed-open annotation the mutating
 // dispatcher writes for a webhook: its place among all the cluster's
 // mutating webhooks, configurations sorted by name, whether they match the
-// Request or not (validating webhooks count only those that match).
+// request or not (validating webhooks count only those that match).
 func MutatingIndex(ctx context.Context, f *harness.Framework, config, webhook string) (int, error) {
 	list, err := f.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -129,12 +125,12 @@ func DeniedWith(err error, msg string) bool {
 	return err != nil && strings.Contains(err.Error(), msg)
 }
 
-func Seconds(d time.Duration) float64 { return d.Seconds() }
+func seconds(d time.Duration) float64 { return d.Seconds() }
 
 // Within records d as a measurement bounded by [lower, upper] and returns it.
 func Within(f *harness.Framework, name string, d, lower, upper time.Duration, labels map[string]string) results.Measurement {
-	lo, up := Seconds(lower), Seconds(upper)
-	m := results.Measurement{Name: name, Value: Seconds(d), Unit: "s", Lower: &lo, Bound: &up, Labels: labels}
+	lo, up := seconds(lower), seconds(upper)
+	m := results.Measurement{Name: name, Value: seconds(d), Unit: "s", Lower: &lo, Bound: &up, Labels: labels}
 	f.Record(m)
 	return m
 }
@@ -144,8 +140,8 @@ type Request struct {
 	Operation, Resource, Namespace, Name, Subresource string
 }
 
-// Reached reports whether hook was called for req.
-func Reached(f *harness.Framework, hook harness.RegisteredHook, req Request) bool {
+// reached reports whether hook was called for req.
+func reached(f *harness.Framework, hook harness.RegisteredHook, req Request) bool {
 	return len(f.Env.Webhooks.Journal().Where(func(c fakewebhook.Call) bool {
 		return c.Path == hook.Path && c.Operation == req.Operation && c.Resource.Resource == req.Resource && c.Namespace == req.Namespace &&
 			c.Name == req.Name && c.SubResource == req.Subresource
@@ -159,22 +155,13 @@ func ExpectReach(f *harness.Framework, reg *harness.Registration, requests map[s
 		registered, ok := reg.Hooks[hook]
 		gomega.ExpectWithOffset(1, ok).To(gomega.BeTrue(), "no hook %s", hook)
 		for name, req := range requests {
-			expected := Contains(shouldReach, name)
+			expected := slices.Contains(shouldReach, name)
 
-			gomega.ExpectWithOffset(1, Reached(f, registered, req)).To(gomega.Equal(expected),
+			gomega.ExpectWithOffset(1, reached(f, registered, req)).To(gomega.Equal(expected),
 				"hook %s must %sbe called for %s (%s %s %s/%s %s)", hook, map[bool]string{true: "", false: "not "}[expected],
 				name, req.Operation, req.Resource, req.Namespace, req.Name, req.Subresource)
 		}
 	}
-}
-
-func Contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // PendingPod is a pod that never runs (the image is never pulled): specs

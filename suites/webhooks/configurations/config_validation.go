@@ -643,7 +643,7 @@ var policyConfigCases = []policyCase{
 		}),
 	mapCase("a JSONPatch expression that does not compile", "spec.mutations[0].jsonPatch.expression", "compilation failed",
 		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
-			s.Mutations = []mutatingpolicy.Mutation{speckit.JsonPatch("[JSONPatch{")}
+			s.Mutations = []mutatingpolicy.Mutation{speckit.JSONPatch("[JSONPatch{")}
 		}),
 	mapCase("an unknown reinvocationPolicy", "spec.reinvocationPolicy", "Unsupported value",
 		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) { s.ReinvocationPolicy = "Sometimes" }),

@@ -52,7 +52,7 @@ var paramsReferenceCases = func() []policyCase {
 			s.Mutations = []mutatingpolicy.Mutation{speckit.ApplyConfiguration(`Object{metadata: Object.metadata{labels: {"a": params.data.value}}}`)}
 		}},
 		{"a JSONPatch expression", "spec.mutations[0].jsonPatch.expression", func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
-			s.Mutations = []mutatingpolicy.Mutation{speckit.JsonPatch(`[JSONPatch{op: "add", path: "/metadata/labels/a", value: params.data.value}]`)}
+			s.Mutations = []mutatingpolicy.Mutation{speckit.JSONPatch(`[JSONPatch{op: "add", path: "/metadata/labels/a", value: params.data.value}]`)}
 		}},
 		{"a matchCondition", "spec.matchConditions[0].expression", func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
 			s.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "enabled", Expression: "params.data.enabled == 'yes'"}}

@@ -78,7 +78,7 @@ var policyRuleCases = []policyCase{
 		}),
 	mapCase("a blank JSONPatch expression", "spec.mutations[0].jsonPatch.expression", "Required value",
 		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
-			s.Mutations = []mutatingpolicy.Mutation{speckit.JsonPatch("  ")}
+			s.Mutations = []mutatingpolicy.Mutation{speckit.JSONPatch("  ")}
 		}),
 	mapbCase("a policyName that is not a DNS subdomain", "spec.policyName", "RFC 1123 subdomain",
 		func(s *mutatingpolicy.MutatingAdmissionPolicyBindingSpec) { s.PolicyName = "Not_A_Name" }),

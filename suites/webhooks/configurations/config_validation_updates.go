@@ -30,12 +30,12 @@ var policyUpdateCases = []policyCase{
 			s.Validations[0].Message = "still never fails"
 		}),
 	// The stored set for JSONPatch expressions is the old policy's
-	// speckit.ApplyConfiguration expressions: the same expression moved to a
+	// ApplyConfiguration expressions: the same expression moved to a
 	// JSONPatch mutation is compiled as stored and refused for its type.
 	mapUpdateCase("an update moving a stored applyConfiguration expression to a JSONPatch mutation",
 		"spec.mutations[0].jsonPatch.expression", "must evaluate to list(JSONPatch)",
 		func(s *mutatingpolicy.MutatingAdmissionPolicySpec) {
-			s.Mutations = []mutatingpolicy.Mutation{speckit.JsonPatch(s.Mutations[0].ApplyConfiguration.Expression)}
+			s.Mutations = []mutatingpolicy.Mutation{speckit.JSONPatch(s.Mutations[0].ApplyConfiguration.Expression)}
 		}),
 }
 
@@ -61,7 +61,7 @@ func vapUpdateCase(name, field, detail string, edit func(*admissionregistrationv
 		}}
 }
 
-// mapUpdateCase stores a policy with one speckit.ApplyConfiguration mutation and
+// mapUpdateCase stores a policy with one ApplyConfiguration mutation and
 // sends edit of it as a dry-run update.
 func mapUpdateCase(name, field, detail string, edit func(*mutatingpolicy.MutatingAdmissionPolicySpec)) policyCase {
 	return policyCase{kind: "MutatingAdmissionPolicy", name: name, field: field, detail: detail,

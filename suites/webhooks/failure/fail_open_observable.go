@@ -2,7 +2,6 @@ package failure
 
 import (
 	"fmt"
-
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -96,6 +95,7 @@ var _ = harness.Describe(failOpenObservable, func(f *harness.Framework) {
 	}
 })
 
+// failedOpenAnnotations collects the failed-open.* annotations of events.
 func failedOpenAnnotations(events []auditv1.Event) map[string]string {
 	out := map[string]string{}
 	for _, e := range events {

@@ -3,7 +3,6 @@ package matching
 import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 

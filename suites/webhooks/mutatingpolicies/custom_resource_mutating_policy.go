@@ -59,7 +59,7 @@ var _ = harness.Describe(customResourceMutatingPolicy, func(f *harness.Framework
 		// A JSONPatch applies to the custom resource's JSON as it is.
 		gomega.Expect(speckit.MAPAndBinding(ctx, f, "json-patch", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("json-patch"),
-			Mutations: []mutatingpolicy.Mutation{speckit.JsonPatch(`[JSONPatch{op: "replace", path: "/spec/color", value: "red"}, JSONPatch{op: "add", path: "/spec/size", value: 3}]`)},
+			Mutations: []mutatingpolicy.Mutation{speckit.JSONPatch(`[JSONPatch{op: "replace", path: "/spec/color", value: "red"}, JSONPatch{op: "add", path: "/spec/size", value: 3}]`)},
 		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		gomega.Expect(speckit.MAPWith(ctx, f, "atomic-list", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchConstraints: constraints("atomic-list"),

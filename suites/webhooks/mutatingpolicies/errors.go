@@ -58,13 +58,13 @@ var mutationErrorCases = []mutationErrorCase{
 		speckit.ApplyConfiguration(`Object{data: {"k": 1}}`),
 		`error applying patch: failed to convert patch object to typed object: .data.k: expected string, got &value.valueUnstructured{Value:1}`},
 	{"a JSONPatch value whose Object initializer does not follow the field path",
-		speckit.JsonPatch(`[JSONPatch{op: "add", path: "/metadata/annotations", value: Object.metadata{annotations: Object.wrong{}}}]`),
+		speckit.JSONPatch(`[JSONPatch{op: "add", path: "/metadata/annotations", value: Object.metadata{annotations: Object.wrong{}}}]`),
 		`type mismatch: unexpected type name "Object.wrong", expected "Object.metadata.annotations", which matches field name path from root Object type`},
 	{"a JSONPatch value that is a type",
-		speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/k", value: type(1)}]`),
+		speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/k", value: type(1)}]`),
 		`JSONPath valueExpression evaluated to a type that could not marshal to JSON: `},
 	{"a JSONPatch value that is NaN",
-		speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/k", value: 0.0 / 0.0}]`),
+		speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/k", value: 0.0 / 0.0}]`),
 		`JSONPath valueExpression evaluated to a type that could not marshal to JSON: `},
 }
 
@@ -142,7 +142,7 @@ var _ = harness.Describe(mutatingPolicyMutationErrors, func(f *harness.Framework
 			// either rejects or admits the object unpatched, never with
 			// the int and never with another value in its place.
 			gomega.Expect(speckit.MAPWith(ctx, f, "mistyped", mutatingpolicy.MutatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(fp), Mutations: []mutatingpolicy.Mutation{speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/k", value: 1}]`)},
+				FailurePolicy: ptr.To(fp), Mutations: []mutatingpolicy.Mutation{speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/k", value: 1}]`)},
 			}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 			cm := subject()
 			got, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, cm, metav1.CreateOptions{})
@@ -164,7 +164,7 @@ var _ = harness.Describe(mutatingPolicyMutationErrors, func(f *harness.Framework
 			// fails it.
 			expression := `[JSONPatch{op: "add", path: "/data/checked", value: string(` + speckit.Heavy + `)}]`
 			gomega.Expect(speckit.MAPWith(ctx, f, "costly", mutatingpolicy.MutatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(fp), Mutations: []mutatingpolicy.Mutation{speckit.JsonPatch(expression)},
+				FailurePolicy: ptr.To(fp), Mutations: []mutatingpolicy.Mutation{speckit.JSONPatch(expression)},
 			}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 			small, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, speckit.ItemsConfigMap(f, "small", speckit.SmallItems, "kept"), metav1.CreateOptions{})
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the patch is within every limit on a small object")

@@ -42,7 +42,7 @@ var _ = harness.Describe(mutatingPolicyJSONPatchOps, func(f *harness.Framework) 
 	ginkgo.It("test (holding), move, copy, add onto an existing member and ~1 escapes all apply", func(ctx ginkgo.SpecContext) {
 		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			Mutations: []mutatingpolicy.Mutation{speckit.JsonPatch(`[
+			Mutations: []mutatingpolicy.Mutation{speckit.JSONPatch(`[
 				JSONPatch{op: "test", path: "/data/existing", value: "old"},
 				JSONPatch{op: "move", from: "/data/removed", path: "/data/moved"},
 				JSONPatch{op: "copy", from: "/data/kept", path: "/data/copied"},
@@ -63,7 +63,7 @@ var _ = harness.Describe(mutatingPolicyJSONPatchOps, func(f *harness.Framework) 
 		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			Mutations: []mutatingpolicy.Mutation{
-				speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/before", value: "x"}, JSONPatch{op: "test", path: "/data/existing", value: "not old"}, JSONPatch{op: "add", path: "/data/after", value: "x"}]`),
+				speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/before", value: "x"}, JSONPatch{op: "test", path: "/data/existing", value: "not old"}, JSONPatch{op: "add", path: "/data/after", value: "x"}]`),
 				speckit.ApplyConfiguration(`Object{data: {"next": "applied"}}`),
 			},
 		}
@@ -80,7 +80,7 @@ var _ = harness.Describe(mutatingPolicyJSONPatchOps, func(f *harness.Framework) 
 	} {
 		ginkgo.It(tc.name+" fails the whole patch: denied under Fail, nothing stored", func(ctx ginkgo.SpecContext) {
 			gomega.Expect(speckit.MAPWith(ctx, f, "failing", mutatingpolicy.MutatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(admissionregistrationv1.Fail), Mutations: []mutatingpolicy.Mutation{speckit.JsonPatch(tc.patch)},
+				FailurePolicy: ptr.To(admissionregistrationv1.Fail), Mutations: []mutatingpolicy.Mutation{speckit.JSONPatch(tc.patch)},
 			}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 			cm := subjectData()
 			_, err := f.Client.CoreV1().ConfigMaps(f.Namespace).Create(ctx, cm, metav1.CreateOptions{})

@@ -33,7 +33,7 @@ var _ = harness.Describe(mutatingPolicyPatchDefaulted, func(f *harness.Framework
 		mutation  mutatingpolicy.Mutation
 	}{
 		{"ApplyConfiguration", speckit.ApplyConfiguration(`Object{spec: Object.spec{containers: [Object.spec.containers{name: "added", image: "` + image + `"}]}}`)},
-		{"JSONPatch", speckit.JsonPatch(`[JSONPatch{op: "add", path: "/spec/containers/-", value: Object.spec.containers{name: "added", image: "` + image + `"}}]`)},
+		{"JSONPatch", speckit.JSONPatch(`[JSONPatch{op: "add", path: "/spec/containers/-", value: Object.spec.containers{name: "added", image: "` + image + `"}}]`)},
 	} {
 		ginkgo.It("a container added by a "+tc.patchType+" mutation is defaulted before validation and storage", func(ctx ginkgo.SpecContext) {
 			pod := speckit.PendingPod(f.Namespace, "patched")

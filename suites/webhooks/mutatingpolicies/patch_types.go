@@ -46,7 +46,7 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 			Variables: []admissionregistrationv1.Variable{{Name: "base", Expression: `"ne"`}, {Name: "replacement", Expression: `variables.base + "w"`}},
 			Mutations: []mutatingpolicy.Mutation{
 				speckit.ApplyConfiguration(`Object{data: {"applied": "yes"}, metadata: Object.metadata{labels: {"mutated": "true"}}}`),
-				speckit.JsonPatch(`[
+				speckit.JSONPatch(`[
 					JSONPatch{op: "add", path: "/data/patched", value: object.data["applied"] + "-then-patched"},
 					JSONPatch{op: "replace", path: "/data/existing", value: variables.replacement},
 					JSONPatch{op: "remove", path: "/data/removed"}
@@ -129,7 +129,7 @@ var _ = harness.Describe(mutatingPolicyPatchTypes, func(f *harness.Framework) {
 	})
 
 	erroring := []mutatingpolicy.Mutation{
-		speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`),
+		speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`),
 		speckit.ApplyConfiguration(`Object{data: {"after": "applied"}}`),
 	}
 	ginkgo.It("failurePolicy Fail: a mutation that errors denies the request naming policy and binding", func(ctx ginkgo.SpecContext) {

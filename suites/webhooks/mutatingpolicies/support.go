@@ -2,7 +2,6 @@ package mutatingpolicies
 
 import (
 	"github.com/onsi/gomega"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/suites/internal/speckit"

@@ -158,13 +158,13 @@ var _ = harness.Describe(mutatingPolicyCheckMetrics, func(f *harness.Framework) 
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			Mutations: []mutatingpolicy.Mutation{
 				speckit.ApplyConfiguration(`Object{data: {"applied": "yes"}}`),
-				speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/patched", value: "yes"}]`),
+				speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/patched", value: "yes"}]`),
 			},
 		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		gomega.Expect(speckit.MAPWith(ctx, f, "erroring", mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Ignore),
 			Mutations: []mutatingpolicy.Mutation{
-				speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`),
+				speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`),
 				speckit.ApplyConfiguration(`Object{data: {"after": "applied"}}`),
 			},
 		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())

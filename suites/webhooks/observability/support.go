@@ -5,7 +5,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-
 	"github.com/admission-conformance/admission-conformance/suites/internal/speckit"
 )
 

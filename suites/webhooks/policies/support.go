@@ -3,19 +3,15 @@ package policies
 import (
 	"context"
 	"encoding/json"
-
 	"time"
 
 	"github.com/onsi/gomega"
-	"k8s.io/client-go/rest"
-
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
-
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-
 	"github.com/admission-conformance/admission-conformance/suites/internal/speckit"
 )
 

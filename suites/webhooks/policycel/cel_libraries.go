@@ -253,7 +253,7 @@ var _ = harness.Describe(mutatingPolicyCELLibraries, func(f *harness.Framework) 
 	ginkgo.It("jsonpatch.escapeKey escapes '~' as '~0' and then '/' as '~1' in a JSONPatch path and value", func(ctx ginkgo.SpecContext) {
 		s := mutatingpolicy.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			Mutations: []mutatingpolicy.Mutation{speckit.JsonPatch(`[
+			Mutations: []mutatingpolicy.Mutation{speckit.JSONPatch(`[
 				JSONPatch{op: 'add', path: '/metadata/annotations/' + jsonpatch.escapeKey(object.data.key), value: jsonpatch.escapeKey('~1/')},
 				JSONPatch{op: 'add', path: '/metadata/annotations/plain', value: jsonpatch.escapeKey(object.data.plain)}
 			]`)},

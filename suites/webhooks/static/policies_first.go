@@ -84,7 +84,7 @@ var staticMutatingPolicyFirst = spec.Spec{
 // append their names to.
 const trailAnnotation = "admission-conformance.io/trail"
 
-// appendToTrail is an speckit.ApplyConfiguration appending word to trailAnnotation.
+// appendToTrail is a speckit.ApplyConfiguration mutation appending word to trailAnnotation.
 func appendToTrail(word string) mutatingpolicy.Mutation {
 	return speckit.ApplyConfiguration(fmt.Sprintf(`Object{metadata: Object.metadata{annotations: {%[1]q: `+
 		`(has(object.metadata.annotations) && %[1]q in object.metadata.annotations ? object.metadata.annotations[%[1]q] : "") + %[2]q}}}`,
