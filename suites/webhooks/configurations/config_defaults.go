@@ -347,6 +347,20 @@ func expectMatchDefaults(mr *admissionregistrationv1.MatchResources, what string
 	}
 }
 
+// itStoresBindingDefaults is the binding case both policy kinds' defaults
+// specs share: a binding of kind, called suffix, with matchResources {} and
+// naming a policy that does not exist (so it applies to nothing), is stored
+// with matchResources' defaults. createAndGet creates it (deleted after the
+// case) and returns the stored matchResources.
+func itStoresBindingDefaults(f *harness.Framework, kind, suffix string,
+	createAndGet func(ctx context.Context, name, policy string) (*admissionregistrationv1.MatchResources, error)) {
+	ginkgo.It("binding: matchResources' matchPolicy and selectors are stored with their defaults", func(ctx ginkgo.SpecContext) {
+		stored, err := createAndGet(ctx, speckit.PolicyName(f, suffix), speckit.PolicyName(f, "absent"))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		expectMatchDefaults(stored, kind+" spec.matchResources", false)
+	})
+}
+
 var _ = harness.Describe(validatingAdmissionPolicyDefaults, func(f *harness.Framework) {
 	ginkgo.It("ValidatingAdmissionPolicy: failurePolicy, matchConstraints' matchPolicy and selectors, and resourceRules' scope are stored with their defaults", func(ctx ginkgo.SpecContext) {
 		// Without a binding a policy applies to nothing, so its selectors
@@ -366,20 +380,21 @@ var _ = harness.Describe(validatingAdmissionPolicyDefaults, func(f *harness.Fram
 		expectMatchDefaults(stored.Spec.MatchConstraints, "spec.matchConstraints", true)
 	})
 
-	ginkgo.It("binding: matchResources' matchPolicy and selectors are stored with their defaults", func(ctx ginkgo.SpecContext) {
-		// The binding names a policy that does not exist, so it applies to nothing.
-		absent := speckit.PolicyName(f, "absent")
+	itStoresBindingDefaults(f, "ValidatingAdmissionPolicyBinding", "vapb-defaults", func(ctx context.Context, name, policy string) (*admissionregistrationv1.MatchResources, error) {
 		vapb := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
-		_, err := vapb.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: speckit.PolicyName(f, "vapb-defaults"), Labels: f.Labels()},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: absent, ValidationActions: speckit.DenyAction(),
+		if _, err := vapb.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy, ValidationActions: speckit.DenyAction(),
 				MatchResources: &admissionregistrationv1.MatchResources{}},
-		}, metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.DeferCleanup(speckit.IgnoreNotFound, vapb.Delete, speckit.PolicyName(f, "vapb-defaults"))
-		storedV, err := vapb.Get(ctx, speckit.PolicyName(f, "vapb-defaults"), metav1.GetOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectMatchDefaults(storedV.Spec.MatchResources, "ValidatingAdmissionPolicyBinding spec.matchResources", false)
+		}, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		ginkgo.DeferCleanup(speckit.IgnoreNotFound, vapb.Delete, name)
+		stored, err := vapb.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return stored.Spec.MatchResources, nil
 	})
 
 	ginkgo.It("ValidatingAdmissionPolicy: matchPolicy unset is Equivalent: a rule for autoscaling/v1 applies to a request through autoscaling/v2", func(ctx ginkgo.SpecContext) {
@@ -397,25 +412,26 @@ var _ = harness.Describe(validatingAdmissionPolicyDefaults, func(f *harness.Fram
 })
 
 var _ = harness.Describe(mutatingAdmissionPolicyDefaults, func(f *harness.Framework) {
-	ginkgo.It("binding: matchResources' matchPolicy and selectors are stored with their defaults", func(ctx ginkgo.SpecContext) {
-		// The binding names a policy that does not exist, so it applies to nothing.
-		absent := speckit.PolicyName(f, "absent")
+	itStoresBindingDefaults(f, "MutatingAdmissionPolicyBinding", "mapb-defaults", func(ctx context.Context, name, policy string) (*admissionregistrationv1.MatchResources, error) {
 		mapb := mutatingpolicy.BindingClient(f.Dynamic)
-		_, err := mapb.Create(ctx, &mutatingpolicy.MutatingAdmissionPolicyBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: speckit.PolicyName(f, "mapb-defaults"), Labels: f.Labels()},
-			Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: absent,
+		if _, err := mapb.Create(ctx, &mutatingpolicy.MutatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: f.Labels()},
+			Spec: mutatingpolicy.MutatingAdmissionPolicyBindingSpec{PolicyName: policy,
 				MatchResources: &admissionregistrationv1.MatchResources{}},
-		}, metav1.CreateOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.DeferCleanup(speckit.IgnoreNotFound, mapb.Delete, speckit.PolicyName(f, "mapb-defaults"))
-		storedM, err := mapb.Get(ctx, speckit.PolicyName(f, "mapb-defaults"), metav1.GetOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectMatchDefaults(storedM.Spec.MatchResources, "MutatingAdmissionPolicyBinding spec.matchResources", false)
+		}, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+		ginkgo.DeferCleanup(speckit.IgnoreNotFound, mapb.Delete, name)
+		stored, err := mapb.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return stored.Spec.MatchResources, nil
 	})
 
 	ginkgo.It("MutatingAdmissionPolicy: failurePolicy unset is stored as Fail, and a mutation that errors denies the request", func(ctx ginkgo.SpecContext) {
 		gomega.Expect(speckit.MAPWith(ctx, f, "default-fail", mutatingpolicy.MutatingAdmissionPolicySpec{
-			Mutations: []mutatingpolicy.Mutation{speckit.JsonPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`)},
+			Mutations: []mutatingpolicy.Mutation{speckit.JSONPatch(`[JSONPatch{op: "add", path: "/data/copy", value: object.data["absent"]}]`)},
 		}, mutatingpolicy.MutatingAdmissionPolicyBindingSpec{})).To(gomega.Succeed())
 		stored, err := mutatingpolicy.PolicyClient(f.Dynamic).Get(ctx, speckit.PolicyName(f, "default-fail"), metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

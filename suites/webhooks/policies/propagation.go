@@ -8,11 +8,10 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
 	"github.com/admission-conformance/admission-conformance/framework/features"
@@ -78,15 +77,29 @@ func rejectsLabel(value string) string {
 		speckit.ProbeLabel, speckit.ProbeLabel, value)
 }
 
-var _ = harness.Describe(validatingPolicyPropagation, func(f *harness.Framework) {
-	ginkgo.It("bind, change the expression, unbind: enforced on every replica within the bound", func(ctx ginkgo.SpecContext) {
-		stats := speckit.NewLatencies("policy-propagation", f.Bounds.PolicyPropagation.Duration)
-		for i := 0; i < speckit.PropagationSamples; i++ {
-			validatingPolicySample(ctx, f, stats, fmt.Sprintf("%s-propagation-%d", f.Namespace, i))
-		}
-		stats.Summarize(f)
-	})
-})
+// The two kinds' propagation specs are one table: each case samples its
+// kind's bind, change and unbind PropagationSamples times.
+var _ = func() bool {
+	for _, c := range []struct {
+		spec   spec.Spec
+		it     string
+		sample func(context.Context, *harness.Framework, *speckit.Latencies, string)
+	}{
+		{validatingPolicyPropagation, "bind, change the expression, unbind: enforced on every replica within the bound", validatingPolicySample},
+		{mutatingPolicyPropagation, "bind, change the mutation, unbind: enforced on every replica within the bound", mutatingPolicySample},
+	} {
+		harness.Describe(c.spec, func(f *harness.Framework) {
+			ginkgo.It(c.it, func(ctx ginkgo.SpecContext) {
+				stats := speckit.NewLatencies("policy-propagation", f.Bounds.PolicyPropagation.Duration)
+				for i := 0; i < speckit.PropagationSamples; i++ {
+					c.sample(ctx, f, stats, fmt.Sprintf("%s-propagation-%d", f.Namespace, i))
+				}
+				stats.Summarize(f)
+			})
+		})
+	}
+	return true
+}()
 
 func validatingPolicySample(ctx context.Context, f *harness.Framework, stats *speckit.Latencies, name string) {
 	ar := f.Client.AdmissionregistrationV1()
@@ -136,16 +149,6 @@ func validatingPolicySample(ctx context.Context, f *harness.Framework, stats *sp
 		}, allowed("second")},
 	})
 }
-
-var _ = harness.Describe(mutatingPolicyPropagation, func(f *harness.Framework) {
-	ginkgo.It("bind, change the mutation, unbind: enforced on every replica within the bound", func(ctx ginkgo.SpecContext) {
-		stats := speckit.NewLatencies("policy-propagation", f.Bounds.PolicyPropagation.Duration)
-		for i := 0; i < speckit.PropagationSamples; i++ {
-			mutatingPolicySample(ctx, f, stats, fmt.Sprintf("%s-propagation-%d", f.Namespace, i))
-		}
-		stats.Summarize(f)
-	})
-})
 
 func mutatingPolicySample(ctx context.Context, f *harness.Framework, stats *speckit.Latencies, name string) {
 	policies, bindings := mutatingpolicy.PolicyClient(f.Dynamic), mutatingpolicy.BindingClient(f.Dynamic)
