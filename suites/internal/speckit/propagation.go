@@ -7,10 +7,6 @@ import (
 	"time"
 
 	"github.com/onsi/gomega"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/enforce"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -21,21 +17,6 @@ import (
 
 // PropagationSamples is how many times each change is measured per replica.
 const PropagationSamples = 5
-
-func ConfigMapRules() []admissionregistrationv1.RuleWithOperations {
-	return []admissionregistrationv1.RuleWithOperations{{
-		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-		Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"},
-			Resources: []string{"configmaps"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
-	}}
-}
-
-func IgnoreNotFound(ctx context.Context, del func(context.Context, string, metav1.DeleteOptions) error, name string) error {
-	if err := del(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	return nil
-}
 
 // Latencies collects enforcement latencies per apiserver replica and records
 // every sample and the per-replica p50/p95/max, each with its bound.

@@ -186,3 +186,21 @@ func RefusingAddress() (string, error) {
 	ginkgo.DeferCleanup(release)
 	return addr, nil
 }
+
+// ConfigMapRules are webhook rules matching creates of v1 configmaps.
+func ConfigMapRules() []admissionregistrationv1.RuleWithOperations {
+	return []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"},
+			Resources: []string{"configmaps"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
+	}}
+}
+
+// IgnoreNotFound deletes the object called name with del (a DeferCleanup
+// target): an object already gone is fine.
+func IgnoreNotFound(ctx context.Context, del func(context.Context, string, metav1.DeleteOptions) error, name string) error {
+	if err := del(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
