@@ -1,11 +1,6 @@
 package ordering
 
 import (
-	"context"
-
-	"github.com/onsi/ginkgo/v2"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/e2e-framework/klient/decoder"
 	"sigs.k8s.io/e2e-framework/klient/k8s"
 
@@ -32,17 +27,6 @@ func fixture(f *harness.Framework, path string, obj k8s.Object, nonce string) er
 		obj.SetAnnotations(annotations)
 	}
 	return nil
-}
-
-// deferDelete deletes the cluster-scoped object called name after the case;
-// an object already gone is fine.
-func deferDelete(del func(context.Context, string, metav1.DeleteOptions) error, name string) {
-	ginkgo.DeferCleanup(func(ctx context.Context) error {
-		if err := del(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-		return nil
-	})
 }
 
 // escape turns a map key into a JSON pointer segment (RFC 6901).

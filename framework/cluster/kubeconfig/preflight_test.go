@@ -13,11 +13,11 @@ func TestNeededAccessHoldsTheSubresourcesSpecsWrite(t *testing.T) {
 	}
 	for _, want := range []string{
 		"update services/status",         // suites/ordering/mutating_before_validating.go
-		"update pods/status",             // suites/webhooks/matching_resources.go
+		"update pods/status",             // suites/webhooks/matching/resources.go
 		"create pods/binding",            // suites/initializers/gated_binding_conflict.go
-		"update deployments/status.apps", // suites/webhooks/review_subresources.go
+		"update deployments/status.apps", // suites/webhooks/review/subresources.go
 		"update deployments/scale.apps",
-		"create pods/exec", // suites/webhooks/review_request.go, suites/ordering/connect_reaches_admission.go
+		"create pods/exec", // suites/webhooks/review/request.go, suites/ordering/connect_reaches_admission.go
 	} {
 		if !have[want] {
 			t.Errorf("the preflight does not check %q, which a spec does", want)

@@ -1,0 +1,11 @@
+package failure
+
+import (
+	"testing"
+
+	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
+)
+
+// TestFailure runs this package's specs of the webhooks suite on an embedded
+// cluster of its own, or on the cluster named by ADMISSION_CONFORMANCE_KUBECONFIG.
+func TestFailure(t *testing.T) { suitetest.Run(t, "webhooks") }

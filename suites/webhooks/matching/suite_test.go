@@ -1,0 +1,11 @@
+package matching
+
+import (
+	"testing"
+
+	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
+)
+
+// TestMatching runs this package's specs of the webhooks suite on an embedded
+// cluster of its own, or on the cluster named by ADMISSION_CONFORMANCE_KUBECONFIG.
+func TestMatching(t *testing.T) { suitetest.Run(t, "webhooks") }
