@@ -1,4 +1,4 @@
-package webhooks
+package configurations
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/suites/internal/speckit"
 )
 
 var webhookServiceBalancedPerRequest = spec.Spec{
@@ -31,7 +32,7 @@ var webhookServiceBalancedPerRequest = spec.Spec{
 		"Service gets no call once its removal has reached the apiserver, within the propagation bound.",
 	Features:  []features.Name{features.ValidatingWebhook, features.WebhookServiceReference, features.WebhookRoundTripLoadBalancing},
 	Profile:   spec.Extended,
-	Isolation: webhookQuiet,
+	Isolation: speckit.WebhookQuiet,
 	Seed:      "admissionregistration.k8s.io/v1 WebhookClientConfig.service; gate WebhookRoundTripLoadBalancing (beta in 1.37)",
 }
 
@@ -81,8 +82,8 @@ var _ = harness.Describe(webhookServiceBalancedPerRequest, func(f *harness.Frame
 				Name: hook.FullName,
 				ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: client.CABundle, Service: &admissionregistrationv1.ServiceReference{
 					Namespace: f.Namespace, Name: svc.Name, Path: ptr.To(u.Path), Port: ptr.To[int32](servicePort)}},
-				Rules:                   configMapRules(),
-				ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{probeLabel: "balanced"}},
+				Rules:                   speckit.ConfigMapRules(),
+				ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{speckit.ProbeLabel: "balanced"}},
 				NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: f.Namespace}},
 				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
@@ -91,7 +92,7 @@ var _ = harness.Describe(webhookServiceBalancedPerRequest, func(f *harness.Frame
 		}
 		_, err = f.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.DeferCleanup(ignoreNotFound, f.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete, cfg.Name)
+		ginkgo.DeferCleanup(speckit.IgnoreNotFound, f.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete, cfg.Name)
 
 		journal := f.Env.Webhooks.Journal()
 		// reached sends one call through rc and says which endpoint got it
@@ -99,7 +100,7 @@ var _ = harness.Describe(webhookServiceBalancedPerRequest, func(f *harness.Frame
 		// carried the call).
 		reached := func(ctx context.Context, rc *rest.Config) string {
 			before := journal.Len()
-			_, err := dryRunCreate(ctx, rc, f.Namespace, "balanced")
+			_, err := speckit.DryRunCreate(ctx, rc, f.Namespace, "balanced")
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a call the webhook allows")
 			for _, c := range journal.Calls()[before:] {
 				if c.Path != hook.Path {
