@@ -13,7 +13,10 @@ import (
 
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/staticmanifest"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
@@ -294,5 +297,21 @@ func TestNodeExecRunsTheBinaryInTheNodeWithItsStdin(t *testing.T) {
 func TestSupportCoversEveryFeature(t *testing.T) {
 	if err := Support().Check(Name); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReusedClusterSaysWhyNoStaticManifests: a cluster without static dirs
+// does not declare the feature and says why; one with them declares it.
+func TestReusedClusterSaysWhyNoStaticManifests(t *testing.T) {
+	reused := &kindCluster{staticReason: reusedStaticReason}
+	if reused.Capabilities().Has(features.StaticAdmissionManifests) {
+		t.Error("a reused cluster must not declare StaticAdmissionManifests")
+	}
+	if got := reused.NotDeclaredReasons()[features.StaticAdmissionManifests]; !strings.Contains(got, "created without the static manifest directories") {
+		t.Errorf("reason %q", got)
+	}
+	created := &kindCluster{replicas: make([]*rest.Config, 3), staticDirs: make([]map[cluster.StaticPlugin]string, 3)}
+	if !created.Capabilities().Has(features.StaticAdmissionManifests) || created.NotDeclaredReasons()[features.StaticAdmissionManifests] != "" {
+		t.Errorf("a created cluster with static dirs must declare StaticAdmissionManifests: %v, %v", created.Capabilities(), created.NotDeclaredReasons())
 	}
 }

@@ -90,6 +90,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	if slices.Contains(existing, name) {
 		p.logger.Info("reusing existing kind cluster", "name", name)
 		c.staticReason = reusedStaticReason
+		p.logger.Info("static admission manifests not set up", "reason", c.staticReason)
 	} else {
 		cfg, err := p.clusterConfig(ctx, c)
 		if err != nil {
