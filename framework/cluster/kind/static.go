@@ -109,7 +109,7 @@ func staticUnsupported(image, kubeVersion string) string {
 
 // reusedStaticReason is why a reused cluster does not declare static
 // manifests.
-const reusedStaticReason = "the kind cluster was not created by this run (reused): it was created without the static manifest directories the harness writes"
+const reusedStaticReason = "the kind cluster was reused, not created by this run, so it is taken as created without the static manifest directories the harness writes"
 
 // probeStatic makes each replica's boot probe (staticmanifest.Probe), the
 // first requests the harness sends it.
