@@ -115,6 +115,13 @@ func SetRepetition(rep int) { repetition.Store(int64(rep)) }
 // they are, so set-up still sees its webhooks ready.
 const WebhookErrorsOnEvenRepetitions = "webhook-errors-on-even-repetitions"
 
+// KindStaticNeverReloads makes the kind provider mount a copy of the
+// second control plane's static manifest directory into its node instead
+// of the directory the harness writes (kind.StaticNeverReloads): a
+// control plane that never reloads, on which the static reload specs must
+// fail.
+const KindStaticNeverReloads = "kind-static-never-reloads"
+
 // Fault reports whether FaultEnv names fault and it applies now: for
 // WebhookErrorsOnEvenRepetitions, in a worker running an even repetition.
 func Fault(fault string) bool {

@@ -4,6 +4,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/check"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
@@ -41,7 +42,7 @@ func (o *Config) validateKind() error {
 // KindProvider is the kind provider this configuration describes.
 func (o *Config) KindProvider(logger logr.Logger) *kind.Provider {
 	topology, _ := kind.ParseTopology(o.Kind.Topology) // validated in load
-	return kind.New(
+	opts := []kind.Option{
 		kind.WithTopology(topology),
 		kind.WithNodeImage(o.Kind.Image),
 		kind.WithClusterName(o.Kind.Cluster),
@@ -49,5 +50,10 @@ func (o *Config) KindProvider(logger logr.Logger) *kind.Provider {
 		kind.WithWaitForReady(o.Bounds.ClusterStart.Duration),
 		kind.WithLogger(logger),
 		kind.WithPluginHost(o.KindPluginHost()),
-	)
+	}
+	if testhook.Fault(testhook.KindStaticNeverReloads) {
+		// The harness's own tests only: no flag sets it.
+		opts = append(opts, kind.WithBroken(kind.StaticNeverReloads))
+	}
+	return kind.New(opts...)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/framework/rundir"
+	"github.com/admission-conformance/admission-conformance/framework/staticmanifest"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
@@ -138,7 +139,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		if static {
 			// The first requests this replica serves, before anything else
 			// (the next replica, the load balancer, the controllers) runs.
-			probe, err := bootProbe(ctx, c.replicas[i])
+			probe, err := staticmanifest.Probe(ctx, c.replicas[i])
 			if err != nil {
 				return nil, fmt.Errorf("embedded: static manifests boot probe of %s: %w", name, err)
 			}

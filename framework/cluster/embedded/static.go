@@ -1,18 +1,11 @@
 package embedded
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/component-base/featuregate"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -77,92 +70,17 @@ func gateOn(args []string, gate featuregate.Feature, refusing ...string) bool {
 	return gates.Enabled(gate)
 }
 
-// staticDirs are the four plugins' directories below one replica's dir.
-var staticDirs = map[cluster.StaticPlugin]string{
-	cluster.StaticValidatingWebhook: "validating-webhooks",
-	cluster.StaticMutatingWebhook:   "mutating-webhooks",
-	cluster.StaticValidatingPolicy:  "validating-policies",
-	cluster.StaticMutatingPolicy:    "mutating-policies",
-}
-
-// admissionConfig gives each plugin its staticManifestsDir.
-const admissionConfig = `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionWebhook
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: WebhookAdmissionConfiguration
-    staticManifestsDir: %q
-- name: MutatingAdmissionWebhook
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: WebhookAdmissionConfiguration
-    staticManifestsDir: %q
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: %q
-- name: MutatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: MutatingAdmissionPolicyConfiguration
-    staticManifestsDir: %q
-`
-
-// setUpStatic makes replica's static directories below dir, writes the
-// boot hooks into them and the AdmissionConfiguration naming them, and
-// returns the directories and the flag that gives the file to the replica.
+// setUpStatic makes replica's static dir below dir (the four plugins'
+// directories with the boot hooks, and the AdmissionConfiguration naming
+// them: staticmanifest.SetUp), and returns the directories and the flag
+// that gives the configuration to the replica.
 func setUpStatic(dir string, replica int) (map[cluster.StaticPlugin]string, string, error) {
 	base := filepath.Join(dir, fmt.Sprintf("static-%d", replica))
-	dirs := map[cluster.StaticPlugin]string{}
-	for plugin, sub := range staticDirs {
-		dirs[plugin] = filepath.Join(base, sub)
-		if err := os.MkdirAll(dirs[plugin], 0o755); err != nil {
-			return nil, "", err
-		}
-	}
-	one := []map[cluster.StaticPlugin]string{dirs}
-	policy, binding := staticmanifest.BootPolicy()
-	if err := staticmanifest.Write(one, cluster.StaticValidatingPolicy, staticmanifest.BootFile, policy, binding); err != nil {
-		return nil, "", fmt.Errorf("boot policy: %w", err)
-	}
-	if err := staticmanifest.Write(one, cluster.StaticValidatingWebhook, staticmanifest.BootFile, staticmanifest.BootWebhook()); err != nil {
-		return nil, "", fmt.Errorf("boot webhook: %w", err)
-	}
-	config := filepath.Join(base, "admission-config.yaml")
-	data := fmt.Sprintf(admissionConfig, dirs[cluster.StaticValidatingWebhook], dirs[cluster.StaticMutatingWebhook],
-		dirs[cluster.StaticValidatingPolicy], dirs[cluster.StaticMutatingPolicy])
-	if err := os.WriteFile(config, []byte(data), 0o644); err != nil {
+	dirs, err := staticmanifest.SetUp(base, "")
+	if err != nil {
 		return nil, "", err
 	}
-	return dirs, "--admission-control-config-file=" + config, nil
-}
-
-// bootProbe makes the first requests to a replica that has just become
-// ready: dry-run creates of namespaces labelled for the boot policy and the
-// boot webhook. Namespaces, because they need nothing else to exist yet.
-func bootProbe(ctx context.Context, config *rest.Config) (cluster.StaticBootProbe, error) {
-	var p cluster.StaticBootProbe
-	client, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		return p, err
-	}
-	create := func(label string) (string, int32) {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "static-boot-", Labels: map[string]string{label: "probe"}}}
-		_, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err == nil {
-			return "", 0
-		}
-		if s, ok := err.(apierrors.APIStatus); ok {
-			return err.Error(), s.Status().Code
-		}
-		return err.Error(), 0
-	}
-	p.Policy, p.PolicyCode = create(cluster.BootPolicyLabel)
-	p.Webhook, p.WebhookCode = create(cluster.BootWebhookLabel)
-	return p, nil
+	return dirs, "--admission-control-config-file=" + filepath.Join(base, staticmanifest.ConfigFile), nil
 }
 
 // StaticManifestDirs implements cluster.StaticManifests; nil when the

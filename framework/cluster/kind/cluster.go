@@ -55,6 +55,14 @@ type kindCluster struct {
 	notHosted   string                             // why some or all nodes host none
 	balanced    bool                               // Service webhooks balanced per request (loadBalancing)
 	notBalanced string
+
+	// staticDirs are each replica's static manifest directories on this
+	// host and staticProbes what the first requests to each met (created
+	// clusters whose node image has the gate on); staticReason says why
+	// there are none.
+	staticDirs   []map[cluster.StaticPlugin]string
+	staticProbes []cluster.StaticBootProbe
+	staticReason string
 }
 
 // load reads what the harness needs from the running cluster.
@@ -99,6 +107,11 @@ func (c *kindCluster) load(ctx context.Context) error {
 	}
 	if first == nil {
 		return fmt.Errorf("kind cluster %s has no nodes", c.name)
+	}
+	if len(c.staticDirs) > 0 {
+		if err := c.probeStatic(ctx); err != nil {
+			return err
+		}
 	}
 	if c.gateway, err = gateway(ctx, first); err != nil {
 		return err
@@ -177,9 +190,10 @@ func (c *kindCluster) Nodes() []cluster.Node {
 // Capabilities implements cluster.Cluster. Each apiserver is a real
 // kube-apiserver with its own metrics; the fake webhooks on this host are
 // reachable at the gateway address; a created cluster's audit logs are
-// readable here; features whose API the apiservers serve
-// (cluster.ServedFeatures) are found by discovery; NodeAdmissionPlugins when
-// some node's kubelet hosts the reference plugin host.
+// readable here, and so are its static manifest directories; features
+// whose API the apiservers serve (cluster.ServedFeatures) are found by
+// discovery; NodeAdmissionPlugins when some node's kubelet hosts the
+// reference plugin host.
 func (c *kindCluster) Capabilities() features.Set {
 	s := features.NewSet(features.APIServerMetrics, features.HostWebhooksReachable,
 		features.WebhookConfigurationOrder, features.ParallelValidatingWebhooks,
@@ -200,6 +214,9 @@ func (c *kindCluster) Capabilities() features.Set {
 	}
 	if len(c.auditLogs) > 0 && len(c.auditLogs) == len(c.replicas) {
 		s[features.AuditLog] = struct{}{}
+	}
+	if len(c.staticDirs) > 0 && len(c.staticDirs) == len(c.replicas) {
+		s[features.StaticAdmissionManifests] = struct{}{}
 	}
 	return s
 }

@@ -1,10 +1,14 @@
 package kind
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strings"
 
+	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
+	"sigs.k8s.io/kind/pkg/exec"
 )
 
 // ImageLoader is implemented by the clusters this provider starts: an image
@@ -36,3 +40,17 @@ func (c *kindCluster) LoadImageArchive(path string) error {
 }
 
 var _ ImageLoader = (*kindCluster)(nil)
+
+// ImageKubernetesVersion is the Kubernetes version a node image runs, as
+// its /kind/version says (v1.37.2), read from a throwaway container of the
+// image (kind's default image when image is empty).
+func ImageKubernetesVersion(ctx context.Context, image string) (string, error) {
+	if image == "" {
+		image = defaults.Image
+	}
+	out, err := exec.Output(exec.CommandContext(ctx, "docker", "run", "--rm", "--entrypoint", "cat", image, "/kind/version"))
+	if err != nil {
+		return "", fmt.Errorf("read /kind/version of node image %s: %s", image, firstLine(err))
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,7 +13,11 @@ import (
 
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
+	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/staticmanifest"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -72,7 +77,7 @@ func TestLedger(t *testing.T) {
 func TestAuditMountsEveryControlPlane(t *testing.T) {
 	cfg := HA.config()
 	dir := t.TempDir()
-	logs, err := withAudit(cfg, dir)
+	logs, setting, err := withAudit(cfg, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +93,160 @@ func TestAuditMountsEveryControlPlane(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "audit-policy.yaml")); err != nil {
 		t.Error(err)
 	}
-	// The kubelet's and kube-proxy's patches and one audit patch per kubeadm
-	// config version.
-	if len(cfg.KubeadmConfigPatches) != 4 {
-		t.Errorf("patches: %q", cfg.KubeadmConfigPatches)
+	// One patch per kubeadm config version, with aggregator routing, as
+	// they were written by hand before the static manifests' setting
+	// joined them.
+	patches := apiserverPatches(routingSetting, setting)
+	want := []string{`apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+  - name: enable-aggregator-routing
+    value: "true"
+  - name: audit-policy-file
+    value: /etc/kubernetes/audit-policy.yaml
+  - name: audit-log-path
+    value: /var/log/kubernetes/audit/audit.log
+  - name: audit-log-format
+    value: json
+` + auditVolumesText, `apiVersion: kubeadm.k8s.io/v1beta3
+kind: ClusterConfiguration
+apiServer:
+  extraArgs:
+    enable-aggregator-routing: "true"
+    audit-policy-file: /etc/kubernetes/audit-policy.yaml
+    audit-log-path: /var/log/kubernetes/audit/audit.log
+    audit-log-format: json
+` + auditVolumesText}
+	if !slices.Equal(patches, want) {
+		t.Errorf("patches:\n%s\nwant:\n%s", strings.Join(patches, "\n"), strings.Join(want, "\n"))
 	}
-	for _, version := range []string{"kubeadm.k8s.io/v1beta3", "kubeadm.k8s.io/v1beta4"} {
-		if !slices.ContainsFunc(cfg.KubeadmConfigPatches, func(p string) bool { return strings.HasPrefix(p, "apiVersion: "+version+"\n") }) {
-			t.Errorf("no audit patch for %s: %q", version, cfg.KubeadmConfigPatches)
+}
+
+const auditVolumesText = `  extraVolumes:
+  - name: audit-log
+    hostPath: /var/log/kubernetes/audit
+    mountPath: /var/log/kubernetes/audit
+    pathType: DirectoryOrCreate
+  - name: audit-policy
+    hostPath: /etc/kubernetes/audit-policy.yaml
+    mountPath: /etc/kubernetes/audit-policy.yaml
+    readOnly: true
+    pathType: File
+`
+
+// TestStaticMountsEveryControlPlane: each control plane gets its own static
+// dir, mounted at nodeStaticDir, with the boot hooks and an
+// AdmissionConfiguration naming the directories as the node sees them; the
+// one patch per kubeadm config version carries the audit and the static
+// settings together (a second patch's extraVolumes would replace the
+// first's).
+func TestStaticMountsEveryControlPlane(t *testing.T) {
+	cfg := HA.config()
+	dir := t.TempDir()
+	_, audit, err := withAudit(cfg, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, static, err := withStatic(cfg, dir, NotBroken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) != 3 {
+		t.Fatalf("%d static dir sets for 3 control planes", len(dirs))
+	}
+	replica := 0
+	for i, n := range cfg.Nodes {
+		if n.Role != "control-plane" {
+			if len(n.ExtraMounts) != 0 {
+				t.Errorf("worker %d: mounts %+v", i, n.ExtraMounts)
+			}
+			continue
+		}
+		m := n.ExtraMounts[len(n.ExtraMounts)-1]
+		host := filepath.Join(dir, "static", fmt.Sprint(replica))
+		if m.ContainerPath != nodeStaticDir || m.HostPath != host {
+			t.Errorf("control plane %d: static mount %+v, want %s at %s", replica, m, host, nodeStaticDir)
+		}
+		for _, plugin := range cluster.StaticPlugins {
+			if d := dirs[replica][plugin]; filepath.Dir(d) != host {
+				t.Errorf("control plane %d: %s dir %s is not below %s", replica, plugin, d, host)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dirs[replica][cluster.StaticValidatingPolicy], staticmanifest.BootFile)); err != nil {
+			t.Errorf("control plane %d: no boot policy: %v", replica, err)
+		}
+		config, err := os.ReadFile(filepath.Join(host, staticmanifest.ConfigFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(config), `staticManifestsDir: "`+nodeStaticDir+`/validating-webhooks"`) || strings.Contains(string(config), dir) {
+			t.Errorf("control plane %d: the configuration must name the node's paths only:\n%s", replica, config)
+		}
+		replica++
+	}
+	patches := apiserverPatches(audit, static)
+	if len(patches) != 2 {
+		t.Fatalf("patches: %q", patches)
+	}
+	for _, p := range patches {
+		for _, want := range []string{"audit-policy-file", "admission-control-config-file", "name: audit-log\n", "name: admission-conformance-static\n"} {
+			if !strings.Contains(p, want) {
+				t.Errorf("patch lacks %q:\n%s", want, p)
+			}
+		}
+	}
+}
+
+// TestStaticNeverReloadsMountsACopy: the broken set-up mounts a copy of the
+// second control plane's static dir, so what the harness writes never
+// reaches that node; the others get their own dirs.
+func TestStaticNeverReloadsMountsACopy(t *testing.T) {
+	for _, tc := range []struct {
+		topology Topology
+		broken   int
+	}{{HA, 1}, {Single, 0}} {
+		cfg := tc.topology.config()
+		dir := t.TempDir()
+		dirs, _, err := withStatic(cfg, dir, StaticNeverReloads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replica := 0
+		for _, n := range cfg.Nodes {
+			if n.Role != "control-plane" {
+				continue
+			}
+			host := filepath.Join(dir, "static", fmt.Sprint(replica))
+			want := host
+			if replica == tc.broken {
+				want = host + "-copy"
+				if _, err := os.Stat(filepath.Join(want, staticmanifest.ConfigFile)); err != nil {
+					t.Errorf("%s: the copy must hold the configuration: %v", tc.topology, err)
+				}
+			}
+			if got := n.ExtraMounts[0].HostPath; got != want {
+				t.Errorf("%s: control plane %d mounts %s, want %s", tc.topology, replica, got, want)
+			}
+			if filepath.Dir(dirs[replica][cluster.StaticValidatingWebhook]) != host {
+				t.Errorf("%s: control plane %d: the harness must write %s: %v", tc.topology, replica, host, dirs[replica])
+			}
+			replica++
+		}
+	}
+}
+
+func TestStaticNeedsTheGateOnByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		set     bool
+	}{{"v1.37.2", true}, {"v1.38.0-alpha.1", true}, {"v1.36.4", false}, {"v1.35.4", false}, {"garbage", false}} {
+		reason := staticUnsupported("img", tc.version)
+		if (reason == "") != tc.set {
+			t.Errorf("%s: reason %q, want set up %t", tc.version, reason, tc.set)
+		}
+		if !tc.set && !strings.Contains(reason, "img") {
+			t.Errorf("%s: the reason must name the image: %q", tc.version, reason)
 		}
 	}
 }
@@ -146,5 +297,21 @@ func TestNodeExecRunsTheBinaryInTheNodeWithItsStdin(t *testing.T) {
 func TestSupportCoversEveryFeature(t *testing.T) {
 	if err := Support().Check(Name); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReusedClusterSaysWhyNoStaticManifests: a cluster without static dirs
+// does not declare the feature and says why; one with them declares it.
+func TestReusedClusterSaysWhyNoStaticManifests(t *testing.T) {
+	reused := &kindCluster{staticReason: reusedStaticReason}
+	if reused.Capabilities().Has(features.StaticAdmissionManifests) {
+		t.Error("a reused cluster must not declare StaticAdmissionManifests")
+	}
+	if got := reused.NotDeclaredReasons()[features.StaticAdmissionManifests]; !strings.Contains(got, "created without the static manifest directories") {
+		t.Errorf("reason %q", got)
+	}
+	created := &kindCluster{replicas: make([]*rest.Config, 3), staticDirs: make([]map[cluster.StaticPlugin]string, 3)}
+	if !created.Capabilities().Has(features.StaticAdmissionManifests) || created.NotDeclaredReasons()[features.StaticAdmissionManifests] != "" {
+		t.Errorf("a created cluster with static dirs must declare StaticAdmissionManifests: %v, %v", created.Capabilities(), created.NotDeclaredReasons())
 	}
 }

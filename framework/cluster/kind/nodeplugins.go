@@ -218,6 +218,9 @@ func (c *kindCluster) NotDeclaredReasons() map[features.Name]string {
 	if c.notBalanced != "" {
 		out[features.WebhookRoundTripLoadBalancing] = c.notBalanced
 	}
+	if c.staticReason != "" && len(c.staticDirs) == 0 {
+		out[features.StaticAdmissionManifests] = c.staticReason
+	}
 	return out
 }
 

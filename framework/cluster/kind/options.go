@@ -41,3 +41,8 @@ func WithWorkDir(dir string) Option { return optionFunc(func(p *Provider) { p.wo
 // WithLedgerDir is where created clusters are written down until deleted
 // (default DefaultLedgerDir()).
 func WithLedgerDir(dir string) Option { return optionFunc(func(p *Provider) { p.ledger = dir }) }
+
+// WithBroken breaks the provider's set-up on purpose, as b says: for the
+// harness's own tests only (the specs must fail on it), never for a
+// conformance run.
+func WithBroken(b Broken) Option { return optionFunc(func(p *Provider) { p.broken = b }) }

@@ -34,6 +34,7 @@ type Provider struct {
 	logger   logr.Logger
 	workDir  string
 	ledger   string
+	broken   Broken
 
 	pluginHost PluginHost
 }
@@ -88,9 +89,11 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 	}()
 	if slices.Contains(existing, name) {
 		p.logger.Info("reusing existing kind cluster", "name", name)
+		c.staticReason = reusedStaticReason
+		p.logger.Info("static admission manifests not set up", "reason", c.staticReason)
 	} else {
-		cfg := p.topology.config()
-		if c.auditLogs, err = withAudit(cfg, dir); err != nil {
+		cfg, err := p.clusterConfig(ctx, c)
+		if err != nil {
 			return nil, err
 		}
 		if err := withNodePlugins(cfg, dir, p.pluginHost); err != nil {
@@ -106,6 +109,43 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// clusterConfig is the configuration of a cluster the provider creates
+// for c: the topology's nodes, each control plane's audit log and, where
+// the node image's Kubernetes has the gate on, its static manifest
+// directories (c records the host paths of both).
+func (p *Provider) clusterConfig(ctx context.Context, c *kindCluster) (*v1alpha4.Cluster, error) {
+	cfg := p.topology.config()
+	logs, audit, err := withAudit(cfg, c.dir)
+	if err != nil {
+		return nil, err
+	}
+	c.auditLogs = logs
+	settings := []apiserverSetting{routingSetting, audit}
+	if p.image != "" {
+		if err := CheckImage(ctx, p.image); err != nil {
+			return nil, err
+		}
+	}
+	kubeVersion, err := ImageKubernetesVersion(ctx, p.image)
+	if err != nil {
+		c.staticReason = err.Error()
+	} else {
+		c.staticReason = staticUnsupported(p.image, kubeVersion)
+	}
+	if c.staticReason == "" {
+		dirs, static, err := withStatic(cfg, c.dir, p.broken)
+		if err != nil {
+			return nil, err
+		}
+		c.staticDirs = dirs
+		settings = append(settings, static)
+	} else {
+		p.logger.Info("static admission manifests not set up", "reason", c.staticReason)
+	}
+	cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches, apiserverPatches(settings...)...)
+	return cfg, nil
 }
 
 // create makes the cluster, recorded in the ledger while it exists.

@@ -26,8 +26,8 @@ func Support() features.SupportTable {
 		features.ReferenceInitializers:   {When: "the harness installs the reference initializers (the default)"},
 		features.HostWebhooksReachable:   features.Always,
 		features.WebhookServiceReference: {When: "this host has an external IPv4 address for the Service's EndpointSlice (kube-proxy on the apiserver's node forwards the ClusterIP to it)"},
-		features.StaticAdmissionManifests: {Never: "the kind provider does not yet give the control-plane nodes static manifest dirs",
-			Claimed: false},
+		features.StaticAdmissionManifests: {When: "the run created the cluster from a node image of Kubernetes 1.37 on " +
+			"(each control-plane node's static manifest dirs are in the provider's work dir, mounted into the node; a reused cluster is taken as created without them)"},
 		features.WebhookVirtualResourcesExcluded: {When: byVersion + "1.37)"},
 		features.WebhookRoundTripLoadBalancing: {When: byVersion + "1.37), every apiserver routes to endpoints itself " +
 			"(--enable-aggregator-routing, which the provider sets on the clusters it creates) and this host has an external IPv4 address"},
