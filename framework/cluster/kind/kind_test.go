@@ -39,7 +39,7 @@ func TestTopologies(t *testing.T) {
 		if cps != tc.controlPlanes || workers != tc.w {
 			t.Errorf("%s: %d control planes and %d workers, want %d and %d", tc.t, cps, workers, tc.controlPlanes, tc.w)
 		}
-		if !slices.Equal(cfg.KubeadmConfigPatches, []string{kubeletPatch, kubeProxyPatch}) {
+		if !slices.Equal(cfg.KubeadmConfigPatches, append([]string{kubeletPatch, kubeProxyPatch}, controllerManagerPatches...)) {
 			t.Errorf("%s: want the cgroup v1 kubelet patch and kube-proxy's, got %q", tc.t, cfg.KubeadmConfigPatches)
 		}
 	}

@@ -61,12 +61,38 @@ iptables:
   minSyncPeriod: 0s
 `
 
+// controllerManagerPatches let the namespace controller keep up with a
+// run, one per kubeadm config version (v1beta4 list extraArgs, v1beta3
+// map). Every case deletes its namespace as it ends (a kind cluster is not
+// disposable), hundreds within a minute; with kube-controller-manager's
+// defaults (10 namespaces at once, 20 requests/s) the controller fell 460
+// namespaces behind on a single-node cluster, so a namespace a spec deleted
+// and waited for was gone only after the objectState wait (30 s).
+var controllerManagerPatches = []string{`apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+controllerManager:
+  extraArgs:
+  - name: concurrent-namespace-syncs
+    value: "50"
+  - name: kube-api-qps
+    value: "100"
+  - name: kube-api-burst
+    value: "200"
+`, `apiVersion: kubeadm.k8s.io/v1beta3
+kind: ClusterConfiguration
+controllerManager:
+  extraArgs:
+    concurrent-namespace-syncs: "50"
+    kube-api-qps: "100"
+    kube-api-burst: "200"
+`}
+
 // config is the kind cluster configuration for t.
 func (t Topology) config() *v1alpha4.Cluster {
 	cps, workers := t.counts()
 	cfg := &v1alpha4.Cluster{
 		TypeMeta:             v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
-		KubeadmConfigPatches: []string{kubeletPatch, kubeProxyPatch},
+		KubeadmConfigPatches: append([]string{kubeletPatch, kubeProxyPatch}, controllerManagerPatches...),
 	}
 	add := func(role v1alpha4.NodeRole, n int) {
 		for range n {

@@ -117,11 +117,13 @@ var (
 	ValidatingPolicyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.ValidatingAdmissionPolicies},
 		Reason: "it measures how fast validating policy and binding changes are enforced; other cases' writes of them would make the apiserver recompile early"}
 	// CountsMutatingWebhooks: the audit annotations' index_N counts every
-	// mutating webhook of the cluster (configurations sorted by name), so
-	// another case's configuration coming or going while the case runs
-	// would move it; the webhook configuration window keeps them still.
-	CountsMutatingWebhooks = spec.Isolation{Quiet: []quiet.Kind{quiet.WebhookConfigurations},
-		Reason: "the audit annotations' index_N counts every mutating webhook of the cluster (configurations sorted by name), so other cases' configurations coming and going would move it"}
+	// mutating webhook of the cluster, the static ones first, then the
+	// configurations sorted by name, so another case's configuration or
+	// static manifest coming or going while the case runs would move it;
+	// the webhook configuration window and the static manifests held
+	// exclusive keep them still.
+	CountsMutatingWebhooks = spec.Isolation{Quiet: []quiet.Kind{quiet.WebhookConfigurations}, Exclusive: []string{spec.StaticManifestsState},
+		Reason: "the audit annotations' index_N counts every mutating webhook of the cluster (static ones first, then configurations sorted by name), so other cases' configurations and static manifests coming and going would move it"}
 	MutatingPolicyQuiet = spec.Isolation{Quiet: []quiet.Kind{quiet.MutatingAdmissionPolicies},
 		Reason: "it measures how fast mutating policy and binding changes are enforced; other cases' writes of them would make the apiserver recompile early"}
 )
