@@ -28,16 +28,8 @@ type supportRow struct {
 func writeSupport(w io.Writer, output, provider string, table features.SupportTable) error {
 	var rows []supportRow
 	for _, f := range features.All() {
-		s := table[f.Name]
-		r := supportRow{Feature: f.Name, Declared: "always"}
-		switch {
-		case s.Never != "" && s.Claimed:
-			r.Declared, r.Why = "claimed", s.Never
-		case s.Never != "":
-			r.Declared, r.Why = "never", s.Never
-		case s.When != "":
-			r.Declared, r.Why = "when", s.When
-		}
+		how, why := table[f.Name].Declared()
+		r := supportRow{Feature: f.Name, Declared: how, Why: why}
 		rows = append(rows, r)
 	}
 	if output == "json" {

@@ -21,15 +21,30 @@ type Support struct {
 // Always is a feature the provider's clusters always declare.
 var Always = Support{}
 
-// String is the table cell `list --features --provider` prints.
-func (s Support) String() string {
+// Declared says how the feature is declared: "always", "when" (Why is the
+// condition), "never" or "claimed" (Why is the reason).
+func (s Support) Declared() (how, why string) {
 	switch {
 	case s.Never != "" && s.Claimed:
-		return "if claimed: " + s.Never
+		return "claimed", s.Never
 	case s.Never != "":
-		return "no: " + s.Never
+		return "never", s.Never
 	case s.When != "":
-		return "when " + s.When
+		return "when", s.When
+	}
+	return "always", ""
+}
+
+// String is the table cell `list --features --provider` prints.
+func (s Support) String() string {
+	how, why := s.Declared()
+	switch how {
+	case "claimed":
+		return "if claimed: " + why
+	case "never":
+		return "no: " + why
+	case "when":
+		return "when " + why
 	}
 	return "yes"
 }

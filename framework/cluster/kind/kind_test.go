@@ -258,8 +258,17 @@ func TestNodePluginDirsMountedIntoEveryNodeTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, nodeAdmissionDir, "bin")
+	if st, err := os.Stat(bin); err != nil || !st.IsDir() {
+		t.Errorf("no bin/ to mount: %v", err)
+	}
+	if err := placeExecutable(filepath.Join(bin, executableName)); err != nil {
+		t.Fatal(err)
+	}
 	if st, err := os.Stat(filepath.Join(bin, executableName)); err != nil || st.Mode()&0o111 == 0 {
 		t.Errorf("the harness's binary is not in bin/: %v", err)
+	}
+	if err := placeExecutable(filepath.Join(bin, executableName)); err != nil {
+		t.Errorf("placing the binary again: %v", err)
 	}
 	for i, n := range cfg.Nodes {
 		host := filepath.Join(dir, nodeAdmissionDir, "node-"+strconv.Itoa(i))

@@ -19,6 +19,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	clusternodes "github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -50,8 +51,8 @@ const nodeAdmissionDir = "node-admission"
 // state/ (the fakes' journals and calls) and a host.json naming them. It is
 // mounted into the node twice: at the same path, so that the fakes' servers
 // (run in the node, cluster.NodeExec) and the harness here name every file
-// alike; and at nodeadmission.HostConfigDir, where the kubelet looks. The
-// harness's binary is linked (or copied) into bin/, mounted read-only.
+// alike; and at nodeadmission.HostConfigDir, where the kubelet looks. bin/
+// is mounted read-only: loadPluginHosts puts the harness's binary there.
 func withNodePlugins(cfg *v1alpha4.Cluster, dir string, h PluginHost) error {
 	if h.Off {
 		return nil
@@ -60,9 +61,6 @@ func withNodePlugins(cfg *v1alpha4.Cluster, dir string, h PluginHost) error {
 	bin := filepath.Join(root, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		return err
-	}
-	if err := linkExecutable(filepath.Join(bin, executableName)); err != nil {
-		return fmt.Errorf("node plugin host: %w", err)
 	}
 	for i := range cfg.Nodes {
 		host := filepath.Join(root, "node-"+strconv.Itoa(i))
@@ -90,9 +88,11 @@ func withNodePlugins(cfg *v1alpha4.Cluster, dir string, h PluginHost) error {
 // executableName is the harness's binary in bin/.
 const executableName = "admission-conformance"
 
-// linkExecutable puts this process's own binary at path: a hard link if
-// the work dir is on its file system, a copy otherwise.
-func linkExecutable(path string) error {
+// placeExecutable puts this process's own binary at path, in place of
+// what is there (a server started after this runs this binary; one running
+// keeps its own file): a hard link if path is on its file system, an atomic
+// copy otherwise.
+func placeExecutable(path string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
@@ -100,23 +100,20 @@ func linkExecutable(path string) error {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return err
 	}
-	if err := os.Link(exe, path); err == nil {
-		return nil
+	tmp := path + ".new"
+	_ = os.Remove(tmp)
+	if err := os.Link(exe, tmp); err == nil {
+		return os.Rename(tmp, path)
 	}
 	in, err := os.Open(exe)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
-	if err != nil {
+	return atomicfile.WriteFunc(path, 0o755, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	})
 }
 
 // loadPluginHosts finds each node's plugin host: the host dir mounted at
@@ -167,7 +164,7 @@ func (c *kindCluster) loadPluginHosts(ctx context.Context, timeout, poll time.Du
 			return fmt.Errorf("node plugin host of %s: %w", node, err)
 		}
 		bin := filepath.Join(filepath.Dir(dir), "bin", executableName)
-		if err := relinkExecutable(bin); err != nil {
+		if err := placeExecutable(bin); err != nil {
 			return fmt.Errorf("node plugin host of %s: %w", node, err)
 		}
 		c.pluginHosts[node] = clusternodes.PluginHost{ConfigDir: hc.ConfigDir, PluginDir: hc.PluginDir,
@@ -195,18 +192,6 @@ func hostDirOf(ctx context.Context, node string) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// relinkExecutable puts this process's binary at path in place of what is
-// there (a server started after this runs this binary; one running keeps
-// its own file).
-func relinkExecutable(path string) error {
-	tmp := path + ".new"
-	_ = os.Remove(tmp)
-	if err := linkExecutable(tmp); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // NotDeclaredReasons implements cluster.NotDeclared.
