@@ -6,6 +6,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
@@ -44,7 +45,11 @@ func Plan(out io.Writer, o runconfig.Config) error {
 			fmt.Fprintf(out, "  %s (in the run's namespace or cluster-wide)\n", a)
 		}
 	}
-	if err := access.WritePlan(out, needed, optional); err != nil {
+	var installs []access.Installation
+	if in, ok := harness.ReferenceInitializersInstallation(specs); ok && o.Initializers().Install && !o.InCluster {
+		installs = append(installs, in)
+	}
+	if err := access.WritePlan(out, needed, optional, installs...); err != nil {
 		return exitcode.Usagef("%v", err)
 	}
 	return nil
