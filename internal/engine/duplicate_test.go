@@ -9,7 +9,9 @@ import (
 // TestDuplicateCaseIsFound: a spec with two cases of one name (a table row
 // written twice) is caught before a run, since results key on the name.
 func TestDuplicateCaseIsFound(t *testing.T) {
-	c := func(short, name string) results.Spec { return results.Spec{Suite: "webhooks", ShortName: short, Name: name} }
+	c := func(short, name string) results.Spec {
+		return results.Spec{Suite: "webhooks", ShortName: short, Name: name}
+	}
 	if got := duplicateCase([]results.Spec{c("A", "x"), c("B", "x"), c("A", "y")}); got != "" {
 		t.Errorf("distinct cases: %q", got)
 	}
