@@ -13,7 +13,7 @@ endif
 endif
 BIN      := _output/run-conformance
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X main.version=$(VERSION)
+LDFLAGS  := -X github.com/admission-conformance/admission-conformance/internal/cli.version=$(VERSION)
 ARTIFACTS ?= _artifacts
 # Every test binary that links the control plane costs a link of ~1 GB of
 # objects; -p 1 keeps two such links from running at once on small machines.
@@ -85,16 +85,16 @@ FUZZ_TARGETS ?= \
 	./framework/results:FuzzRead \
 	./framework/cluster/kubeconfig:FuzzLoadConfig \
 	./framework/incluster:FuzzUnpack \
-	./cmd/run-conformance:FuzzOptionsFile \
+	./internal/cli:FuzzOptionsFile \
 	./internal/engine/matrixrun:FuzzMatrixFile \
 	./internal/engine/matrixrun:FuzzTargetFlag \
 	./internal/runconfig:FuzzLabelFilter \
-	./cmd/run-conformance:FuzzFocusSkip \
-	./cmd/run-conformance:FuzzBoundFlag \
+	./internal/cli:FuzzFocusSkip \
+	./internal/cli:FuzzBoundFlag \
 	./internal/runconfig:FuzzEtcdDelay \
 	./internal/runconfig:FuzzRerunFailed \
-	./cmd/run-conformance:FuzzReportResults \
-	./cmd/run-conformance:FuzzCompareResults \
+	./internal/cli:FuzzReportResults \
+	./internal/cli:FuzzCompareResults \
 	./internal/reports:FuzzFetchedResults
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -209,4 +209,4 @@ test-kind: kind-image
 	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	ADMISSION_CONFORMANCE_KIND_IMAGE=$(KIND_IMAGE) ADMISSION_CONFORMANCE_KIND_TOPOLOGIES=$(KIND_TOPOLOGIES) \
 	ADMISSION_CONFORMANCE_KIND_ARTIFACTS=$(abspath $(ARTIFACTS))/kind \
-		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKindStaticReloadFailsOnANodeThatNeverReloads|TestNodePluginSpecsFailOnABrokenHostOnKind|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestMatrixOfKindClusters|TestCleanupDeletesKindClustersOfKilledRuns' ./cmd/run-conformance/
+		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKindStaticReloadFailsOnANodeThatNeverReloads|TestNodePluginSpecsFailOnABrokenHostOnKind|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestMatrixOfKindClusters|TestCleanupDeletesKindClustersOfKilledRuns' ./internal/cli/

@@ -17,7 +17,7 @@ import (
 type Harness struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	// Version is the harness version (main.version, -ldflags).
+	// Version is the harness version (internal/cli.version, -ldflags).
 	Version string `json:"version"`
 	// Commit is the VCS revision Go stamped into the binary ("-dirty" when
 	// the tree had changes); empty when it was built without VCS stamping.

@@ -337,7 +337,7 @@ func oneVersion(ctx context.Context, o options, v, prefix string, log logger) Ou
 	step = time.Now()
 	log.printf("%s: building run-conformance (log: %s)", prefix, filepath.Join(dir, "build.log"))
 	stopBeat = heartbeat(log, prefix+": still building", step)
-	err = command(ctx, src, filepath.Join(dir, "build.log"), withEnv(env), "go", "build", "-ldflags", "-X main.version="+o.harnessVersion, "-o", bin, "./cmd/run-conformance")
+	err = command(ctx, src, filepath.Join(dir, "build.log"), withEnv(env), "go", "build", "-ldflags", "-X github.com/admission-conformance/admission-conformance/internal/cli.version="+o.harnessVersion, "-o", bin, "./cmd/run-conformance")
 	stopBeat()
 	oc.BuildSeconds = time.Since(step).Seconds()
 	if err != nil {
