@@ -67,8 +67,13 @@ quiet-runs: build
 
 # The HTML report's browser check leaves its page and screenshot in
 # $(ARTIFACTS)/report-screenshot/ (skipped without chromium).
+# examples/vendor-suite is a module of its own (a vendor's suite written with
+# the public API only, docs/writing-specs.md): its tests build it and run its
+# specs on the embedded cluster, with certify and verify.
+VENDOR_SUITE := examples/vendor-suite
 test:
 	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test $(TEST_FLAGS) ./...
+	cd $(VENDOR_SUITE) && $(GO) test $(TEST_FLAGS) ./...
 
 # The parsers of every user input, fuzzed one target after another for
 # FUZZTIME each (-parallel 1: one fuzzing worker): package:FuzzName. Inputs
@@ -127,6 +132,7 @@ report-screenshot:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd $(VENDOR_SUITE) && $(GO) vet ./...
 
 clean:
 	rm -rf _output $(ARTIFACTS)
