@@ -99,6 +99,48 @@ func lastReloads(ctx context.Context, f *harness.Framework, plugin cluster.Stati
 	return out, nil
 }
 
+// awaitReloadRecorded waits, within the reload bound, until every apiserver
+// reports a last reload of plugin with status at or after written (and, when
+// hash is set, reports hash as its last config), and returns those times.
+// Upstream swaps in a loaded set, or counts a failure, a moment before it
+// records the reload's time and hash, so a probe that already sees the new
+// set can still read the previous reload's time.
+func awaitReloadRecorded(ctx context.Context, f *harness.Framework, plugin cluster.StaticPlugin, status string, written time.Time, hash string) map[string]time.Time {
+	var at map[string]time.Time
+	gomega.EventuallyWithOffset(1, ctx, func(ctx context.Context) error {
+		var err error
+		if at, err = lastReloads(ctx, f, plugin, status); err != nil {
+			return err
+		}
+		if len(at) == 0 {
+			return fmt.Errorf("no apiserver reports %s{status=%s} for %s", lastReloadMetric, status, plugin)
+		}
+		for id, t := range at {
+			if t.Before(written) {
+				return fmt.Errorf("apiserver %s: %s{status=%s} is %s, before the files were written (%s)", id, lastReloadMetric, status, t, written)
+			}
+		}
+		if hash == "" {
+			return nil
+		}
+		hashes, err := metrics.Series(ctx, cluster.MetricsConfigs(f.Env.Cluster), lastConfigMetric, map[string]string{"plugin": string(plugin)})
+		if err != nil {
+			return err
+		}
+		if len(hashes) == 0 {
+			return fmt.Errorf("no apiserver reports %s for %s", lastConfigMetric, plugin)
+		}
+		for _, h := range hashes {
+			if h.Labels["hash"] != hash {
+				return fmt.Errorf("apiserver %s: %s is %s, not the written files' %s", h.Labels["apiserver_id_hash"], lastConfigMetric, h.Labels["hash"], hash)
+			}
+		}
+		return nil
+	}).WithTimeout(f.Bounds.StaticManifestReload.Duration).WithPolling(f.Bounds.PollInterval.Duration).
+		Should(gomega.Succeed(), "every apiserver must record the reload of %s (%s{status=%s})", plugin, lastReloadMetric, status)
+	return at
+}
+
 // expectReloadedBetween asserts every apiserver's time in at lies between
 // from and to (the harness and the apiservers share this host's clock:
 // static manifests need the apiservers' files), within the timing slack.
@@ -132,11 +174,10 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 				writeStatic(f, c.plugin, "good", goodObjs...)
 			}
 			awaitStatic(ctx, f, deniedProbe(f, good, message))
-			goodLoaded, err := lastReloads(ctx, f, c.plugin, "success")
-			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			expectReloadedBetween(f, goodLoaded, "success", goodWritten, time.Now())
 			goodHash, err := staticmanifest.Hash(dirs[0][c.plugin])
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			goodLoaded := awaitReloadRecorded(ctx, f, c.plugin, "success", goodWritten, goodHash)
+			expectReloadedBetween(f, goodLoaded, "success", goodWritten, time.Now())
 			before, err := failedReloads(ctx, f, c.plugin)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(before).NotTo(gomega.BeEmpty(), "%s must report reloads of %s", reloadsMetric, c.plugin)
@@ -162,8 +203,7 @@ var _ = harness.Describe(staticInvalidReload, func(f *harness.Framework) {
 			}).WithTimeout(f.Bounds.StaticManifestReload.Duration).WithPolling(f.Bounds.PollInterval.Duration).
 				Should(gomega.And(gomega.HaveLen(len(before)), gomega.HaveEach(gomega.BeNumerically(">=", 1))),
 					"every apiserver must count a failed reload of %s (%s{status=failure})", c.plugin, reloadsMetric)
-			failedAt, err := lastReloads(ctx, f, c.plugin, "failure")
-			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			failedAt := awaitReloadRecorded(ctx, f, c.plugin, "failure", badWritten, "")
 			gomega.Expect(failedAt).To(gomega.HaveLen(len(before)), "%s{status=failure} must report the failed reload on every apiserver", lastReloadMetric)
 			expectReloadedBetween(f, failedAt, "failure", badWritten, time.Now())
 			stillLoaded, err := lastReloads(ctx, f, c.plugin, "success")
