@@ -27,12 +27,12 @@ build:
 conformance: build
 	$(BIN) run --report-dir $(ARTIFACTS)
 
-# The schedule's kept estimates (framework/parallel/estimates.json: how long
+# The schedule's kept estimates (internal/parallel/estimates.json: how long
 # each spec took), from a full default run; a new spec fails the tests
 # (TestEverySpecHasAKeptEstimate) until they are written again.
 estimates: build
 	$(BIN) run --report-dir $(ARTIFACTS)/estimates
-	$(GO) run ./hack/estimates $(ARTIFACTS)/estimates/results.json > framework/parallel/estimates.json
+	$(GO) run ./hack/estimates $(ARTIFACTS)/estimates/results.json > internal/parallel/estimates.json
 
 # The full embedded run on each Kubernetes version (hack/versions), one after
 # another: each builds in its own copy of the repo, moved to the version by
@@ -88,8 +88,8 @@ FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS ?= \
 	./framework/bounds:FuzzSet \
 	./framework/results:FuzzRead \
-	./framework/cluster/kubeconfig:FuzzLoadConfig \
-	./framework/incluster:FuzzUnpack \
+	./internal/provider/kubeconfig:FuzzLoadConfig \
+	./internal/clusterrun:FuzzUnpack \
 	./internal/cli:FuzzOptionsFile \
 	./internal/engine/matrixrun:FuzzMatrixFile \
 	./internal/engine/matrixrun:FuzzTargetFlag \
@@ -111,7 +111,7 @@ fuzz:
 	done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./framework/cluster/embedded/
+	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./internal/provider/embedded/
 
 # The full embedded run one spec after another (--parallel 1), then in
 # parallel (the machine's default --parallel, or BENCH_PARALLEL), one at a
@@ -127,7 +127,7 @@ bench-run: build
 # the screenshot land in $(ARTIFACTS)/report-screenshot/. Without chromium
 # the test is reported as skipped.
 report-screenshot:
-	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test -count=1 -v -run TestReportRendersInChromium ./framework/report/htmlreport/
+	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test -count=1 -v -run TestReportRendersInChromium ./internal/report/htmlreport/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -137,8 +137,8 @@ lint:
 clean:
 	rm -rf _output $(ARTIFACTS)
 
-# docs/contract.md is the contract inventory (framework/contract) and the
-# release table (framework/contract/release) rendered as
+# docs/contract.md is the contract inventory (internal/contract) and the
+# release table (internal/contract/release) rendered as
 # `run-conformance list --contract --markdown` prints it; a test fails when
 # it is out of date.
 # The mutation kit (hack/mutants): builds the harness against each mutant of

@@ -44,7 +44,7 @@
 #    control plane through this one).
 # 5. With --decide (hack/update-kubernetes.sh --decide v1.38.0): the release
 #    table of the new pin, derived where it is now linked (go generate
-#    ./framework/contract/release, by hack/release-inventory -decide): every
+#    ./internal/contract/release, by hack/release-inventory -decide): every
 #    gate, plugin and kubelet handler the table does not decide, every entry
 #    it no longer has, and what changed from the previous pin with the
 #    table's decision for each; exit 1 while anything is undecided. This
@@ -150,7 +150,7 @@ awk '/^\/\/ BEGIN kubernetes staging replaces/{b=1; next} /^\/\/ END kubernetes 
 # k8s.io/ktesting). Nothing that imports them can be built; with
 # KUBE_UNSERVED=standin the move goes on with an empty module standing
 # in for each (go.mod only, in $stub_dir), so that what does not import them
-# (the release table: framework/contract/release) builds and tests, and a
+# (the release table: internal/contract/release) builds and tests, and a
 # build that needs one fails naming it. Without it the script refuses.
 stub_dir=_output/kube-stubs
 # shellcheck disable=SC2046

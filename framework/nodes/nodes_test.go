@@ -15,10 +15,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/features"
-	"github.com/admission-conformance/admission-conformance/framework/logs"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/logs"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 )
 
 func TestMain(m *testing.M) {

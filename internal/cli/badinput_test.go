@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/certify"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/certify"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 )
 
 // runCLIIn runs the CLI with args, TMPDIR tmp and working dir work, and the

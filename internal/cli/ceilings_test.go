@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/ceilings"
+	"github.com/admission-conformance/admission-conformance/internal/ceilings"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )

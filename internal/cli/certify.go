@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/certify"
+	"github.com/admission-conformance/admission-conformance/internal/certify"
 	"github.com/admission-conformance/admission-conformance/internal/engine"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/cleanup"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 
 func newCleanupCommand() *cobra.Command {
@@ -23,7 +23,7 @@ func newCleanupCommand() *cobra.Command {
 			"is never touched. Plain 'cleanup' does only that. With --kubeconfig, --context or --run it also deletes every webhook " +
 			"configuration, admission policy, binding and namespace labelled " + harness.RunLabel + " (of one run with --run, " +
 			"of every run without) from that cluster (default loading rules), and waits until the namespaces are gone; in-cluster runs " +
-			"(run --in-cluster, labelled " + incluster.RunLabel + ") are deleted whole, but for one still running without --run. With " +
+			"(run --in-cluster, labelled " + clusterrun.RunLabel + ") are deleted whole, but for one still running without --run. With " +
 			"--kind it also deletes the kind clusters runs created and did not delete; --kind alone touches no other cluster.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/compare"
-	"github.com/admission-conformance/admission-conformance/framework/report/history"
-	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/report/compare"
+	"github.com/admission-conformance/admission-conformance/internal/report/history"
+	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
 )
 
 func newCompareCommand() *cobra.Command {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/history"
-	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/report/history"
+	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 )
 
 // writeSyntheticRun writes a synthetic results.json (reporttest's) into a

@@ -8,18 +8,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract"
 	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
-	"github.com/admission-conformance/admission-conformance/framework/contract/observability"
-	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/hack/mutants"
+	"github.com/admission-conformance/admission-conformance/internal/contract"
+	"github.com/admission-conformance/admission-conformance/internal/contract/observability"
+	"github.com/admission-conformance/admission-conformance/internal/contract/release"
 )
 
 // The contract inventory against the spec registry and the mutation kit.
 // This package imports every suite, so spec.All() is the full registry. The
 // inventory's own tests (rendering, docs/contract.md in sync) are in
-// framework/contract, which compiles in seconds.
+// internal/contract, which compiles in seconds.
 
 // knownSpecs is the set of registered ShortNames.
 func knownSpecs() map[string]bool {
@@ -98,7 +98,7 @@ func TestMutantsNameExistingClausesAndSpecs(t *testing.T) {
 		problems = append(problems, fmt.Sprintf("clause %s does not exist (named by %s)", id, strings.Join(missingClauses[id], ", ")))
 	}
 	if len(problems) > 0 {
-		t.Errorf("%d problem(s) in hack/mutants/*.yaml against framework/contract and the spec registry:\n  %s",
+		t.Errorf("%d problem(s) in hack/mutants/*.yaml against internal/contract and the spec registry:\n  %s",
 			len(problems), strings.Join(problems, "\n  "))
 	}
 	t.Logf("%d mutants checked", len(all))

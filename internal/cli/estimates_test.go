@@ -3,8 +3,8 @@ package cli
 import (
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
 )
 
 // TestEverySpecHasAKeptEstimate: the schedule of a run with no earlier

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/admission-conformance/admission-conformance/framework/report"
+	"github.com/admission-conformance/admission-conformance/internal/report"
 )
 
 // addImplementationFlags binds the flags that say what was tested; the

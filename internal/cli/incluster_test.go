@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	inclusterrun "github.com/admission-conformance/admission-conformance/internal/engine/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/inputtest"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
@@ -16,11 +16,11 @@ import (
 // Service at 10.96.0.10), as the pod decodes and validates it; a
 // kubeconfig in $KUBECONFIG stands for the pod's in-cluster credentials,
 // which the kubeconfig provider's default loading rules find.
-func podConfig(t *testing.T, o runconfig.Config, claims []string) (runconfig.Config, *incluster.Run) {
+func podConfig(t *testing.T, o runconfig.Config, claims []string) (runconfig.Config, *clusterrun.Run) {
 	t.Helper()
 	_, credentials := inputtest.KubeconfigDir(t)
 	t.Setenv("KUBECONFIG", credentials)
-	r, err := incluster.New("1a2b3c4d", "x:1", incluster.WithOptions(inclusterrun.PodOptions(o, claims)))
+	r, err := clusterrun.New("1a2b3c4d", "x:1", clusterrun.WithOptions(inclusterrun.PodOptions(o, claims)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +28,12 @@ func podConfig(t *testing.T, o runconfig.Config, claims []string) (runconfig.Con
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod, err := runconfig.Decode([]byte(cm.Data[incluster.OptionsKey]))
+	pod, err := runconfig.Decode([]byte(cm.Data[clusterrun.OptionsKey]))
 	if err != nil {
-		t.Fatalf("the pod cannot read its options file: %v\n%s", err, cm.Data[incluster.OptionsKey])
+		t.Fatalf("the pod cannot read its options file: %v\n%s", err, cm.Data[clusterrun.OptionsKey])
 	}
 	if err := pod.Validate(); err != nil {
-		t.Fatalf("the pod's options do not validate: %v\n%s", err, cm.Data[incluster.OptionsKey])
+		t.Fatalf("the pod's options do not validate: %v\n%s", err, cm.Data[clusterrun.OptionsKey])
 	}
 	return pod, r
 }
@@ -87,14 +87,14 @@ func TestPodOptionsCarryTheClientsChoices(t *testing.T) {
 	if pod.Bounds != o.Bounds {
 		t.Errorf("bounds differ: %+v", pod.Bounds)
 	}
-	if pod.Kubeconfig != "" || pod.InCluster || pod.Image != "" || pod.ReportDir != incluster.ReportDir {
+	if pod.Kubeconfig != "" || pod.InCluster || pod.Image != "" || pod.ReportDir != clusterrun.ReportDir {
 		t.Errorf("the client's own settings went to the pod: kubeconfig %q, in-cluster %v, image %q, report dir %q", pod.Kubeconfig, pod.InCluster, pod.Image, pod.ReportDir)
 	}
 
 	// A client's defaults give the pod the defaults, in its role.
 	def, _ := podConfig(t, runconfig.Default(), nil)
 	want := runconfig.Default()
-	want.Provider, want.ReportDir, want.Child = "kubeconfig", incluster.ReportDir, def.Child
+	want.Provider, want.ReportDir, want.Child = "kubeconfig", clusterrun.ReportDir, def.Child
 	if !reflect.DeepEqual(def, want) {
 		t.Errorf("a default client's pod:\n%+v\nwant\n%+v", def, want)
 	}
@@ -106,13 +106,13 @@ func TestPodOptionsFileIsAValidRun(t *testing.T) {
 	o := defaultRunOptions()
 	o.Suites = []string{"ordering"}
 	pod, r := podConfig(t, o.Config, nil)
-	if args := r.PodArgs(); !slices.Equal(args, []string{"run", "--options", incluster.OptionsPath}) {
+	if args := r.PodArgs(); !slices.Equal(args, []string{"run", "--options", clusterrun.OptionsPath}) {
 		t.Fatalf("the pod's command line %v", args)
 	}
 	role := pod.Pod()
 	if pod.Provider != "kubeconfig" || pod.Worker() != nil || role == nil || role.RunID != "1a2b3c4d" || role.WebhookListen != ":8443" ||
 		role.WebhookAdvertise != "10.96.0.10:443" || role.PublishResults != r.NamespaceName() || !slices.Equal(role.WebhookNames, r.WebhookNames()) ||
-		pod.ReportDir != incluster.ReportDir || pod.RunID() != r.ID {
+		pod.ReportDir != clusterrun.ReportDir || pod.RunID() != r.ID {
 		t.Errorf("pod options %+v, role %+v", pod, role)
 	}
 	if len(pod.ServedWebhooks()) != 1 {

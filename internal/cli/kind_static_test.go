@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
 )
 
 // TestKindStaticReloadFailsOnANodeThatNeverReloads runs the static reload

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 
 // quickRun is a small selection: an embedded cluster without nodes, a few

@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract"
 	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
-	"github.com/admission-conformance/admission-conformance/framework/contract/observability"
-	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/contract"
+	"github.com/admission-conformance/admission-conformance/internal/contract/observability"
+	"github.com/admission-conformance/admission-conformance/internal/contract/release"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
@@ -50,7 +50,7 @@ func newListCommand() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if showCoverage {
-				// The observability surface (framework/contract/observability),
+				// The observability surface (internal/contract/observability),
 				// then the field inventory of the admission API and its CEL
 				// environment (framework/contract/fields), ending with its summary.
 				if output == "json" {
@@ -65,7 +65,7 @@ func newListCommand() *cobra.Command {
 				return fields.WriteText(w)
 			}
 			if showContract {
-				// The clause inventory, then the release table (framework/contract/release).
+				// The clause inventory, then the release table (internal/contract/release).
 				all := contract.All()
 				rel, err := release.ReportFor(kubernetes)
 				if err != nil {
@@ -133,7 +133,7 @@ func newListCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&showContract, "contract", false, "list the contract inventory (clauses by area, the specs checking each; then the release table of the pinned Kubernetes' admission gates, plugins and kubelet handlers) instead of the specs")
 	cmd.Flags().BoolVar(&showCoverage, "coverage", false, "with --contract: the field inventory of the admission API instead (every field path of the webhook configurations, policies, bindings, AdmissionRequest and AdmissionResponse, from the pinned k8s.io/api, with the clauses checking it, its gap or why it is out of scope)")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "with --contract: print docs/contract.md's Markdown")
-	cmd.Flags().StringVar(&kubernetes, "kubernetes", "", "with --contract: the release table of this Kubernetes version instead of the pinned one (a kept inventory: framework/contract/release/inventories), then what changed from the pinned one")
+	cmd.Flags().StringVar(&kubernetes, "kubernetes", "", "with --contract: the release table of this Kubernetes version instead of the pinned one (a kept inventory: internal/contract/release/inventories), then what changed from the pinned one")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
 	return cmd
 }

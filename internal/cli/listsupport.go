@@ -6,10 +6,10 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )
 
 // providerSupport is each provider's feature support table.

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmltest"
-	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/report/htmltest"
+	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
 )
 
 // KindArtifactsEnv names a folder where the kind tests leave what a person

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
 )
 
 // TestMatrixProducersWriteOneSchema: compare --matrix -o json and the

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
 )
 
 // TestMatrixGoesOnPastUnreachableTargets: targets whose cluster does not

@@ -27,10 +27,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/inputtest"
+	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 )
 
 // loadRun parses args as `run` does and loads the options (file, flags,

@@ -8,7 +8,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )
 
 // newRelayCommand is what the in-cluster relay pod runs (--plugin-image):

@@ -7,13 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/report"
-	"github.com/admission-conformance/admission-conformance/framework/report/history"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
-	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/check"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/report"
+	"github.com/admission-conformance/admission-conformance/internal/report/history"
+	"github.com/admission-conformance/admission-conformance/internal/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 	"github.com/admission-conformance/admission-conformance/internal/reports"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report"
-	"github.com/admission-conformance/admission-conformance/framework/report/history"
-	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/report"
+	"github.com/admission-conformance/admission-conformance/internal/report/history"
+	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 	"github.com/admission-conformance/admission-conformance/internal/reports"
 )
 

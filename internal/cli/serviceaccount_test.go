@@ -22,7 +22,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -81,7 +81,7 @@ func bindAccount(t *testing.T, client kubernetes.Interface, name string, rights 
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: accountNS}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	subject := incluster.Account{Namespace: accountNS, Name: name}.Subject()
+	subject := clusterrun.Account{Namespace: accountNS, Name: name}.Subject()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r, err := client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
@@ -163,19 +163,19 @@ func TestServiceAccountRunOnEmbeddedCluster(t *testing.T) {
 		if after := rbacAndAccounts(t, c.client); !slices.Equal(after, before) {
 			t.Errorf("%s: the refused run changed the cluster's RBAC, accounts or namespaces", account)
 		}
-		if left, _ := incluster.List(ctx, c.client, ""); len(left) != 0 {
+		if left, _ := clusterrun.List(ctx, c.client, ""); len(left) != 0 {
 			t.Errorf("%s: left %+v", account, left)
 		}
 	}
 
 	// The account lacking pods/exec: the preflight's verdict with the
 	// real authorizer, then the objects a run makes and removes.
-	r, err := incluster.New(harness.NewRunID(), "registry.example/run-conformance:v1", incluster.WithOptions(func(incluster.PodRole) ([]byte, error) { return []byte("{}"), nil }),
-		incluster.WithServiceAccount(incluster.Account{Namespace: accountNS, Name: "no-exec"}))
+	r, err := clusterrun.New(harness.NewRunID(), "registry.example/run-conformance:v1", clusterrun.WithOptions(func(clusterrun.PodRole) ([]byte, error) { return []byte("{}"), nil }),
+		clusterrun.WithServiceAccount(clusterrun.Account{Namespace: accountNS, Name: "no-exec"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rights, err := incluster.CheckAccount(ctx, c.client, r)
+	rights, err := clusterrun.CheckAccount(ctx, c.client, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,10 +189,10 @@ func TestServiceAccountRunOnEmbeddedCluster(t *testing.T) {
 		}
 	}
 	t.Logf("no-exec: %d rights checked, every run lacks %d, per spec %v, %d optional identities denied", rights.Needed, len(rights.EveryRun), rights.BySpec, len(rights.Optional))
-	if err := incluster.Create(ctx, c.client, r, logr.Discard()); err != nil {
+	if err := clusterrun.Create(ctx, c.client, r, logr.Discard()); err != nil {
 		t.Fatal(err)
 	}
-	job, err := c.client.BatchV1().Jobs(accountNS).Get(ctx, incluster.JobName, metav1.GetOptions{})
+	job, err := c.client.BatchV1().Jobs(accountNS).Get(ctx, clusterrun.JobName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,15 +202,15 @@ func TestServiceAccountRunOnEmbeddedCluster(t *testing.T) {
 	if after := rbacAndAccounts(t, c.client); !slices.Equal(after, before) {
 		t.Errorf("the run created RBAC objects, accounts or namespaces: before %d, after %d", len(before), len(after))
 	}
-	if runs, err := incluster.List(ctx, c.client, r.ID); err != nil || len(runs) != 1 || !runs[0].Shared || runs[0].Namespace != accountNS {
+	if runs, err := clusterrun.List(ctx, c.client, r.ID); err != nil || len(runs) != 1 || !runs[0].Shared || runs[0].Namespace != accountNS {
 		t.Errorf("list %+v, %v", runs, err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if err := incluster.Delete(dctx, c.client, r.ID, accountNS, nil, logr.Discard()); err != nil {
+	if err := clusterrun.Delete(dctx, c.client, r.ID, accountNS, nil, logr.Discard()); err != nil {
 		t.Fatal(err)
 	}
-	if runs, _ := incluster.List(ctx, c.client, ""); len(runs) != 0 {
+	if runs, _ := clusterrun.List(ctx, c.client, ""); len(runs) != 0 {
 		t.Errorf("left %+v", runs)
 	}
 	for _, name := range []string{"no-exec", "partial"} {

@@ -27,15 +27,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/ceilings"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
-	"github.com/admission-conformance/admission-conformance/framework/lateness"
-	"github.com/admission-conformance/admission-conformance/framework/logs"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/ceilings"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
+	"github.com/admission-conformance/admission-conformance/internal/lateness"
+	"github.com/admission-conformance/admission-conformance/internal/logs"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 
 // forceWithin is how soon after the third signal a command must be gone.
@@ -510,7 +510,7 @@ func (c *testCluster) runPods(ctx context.Context) {
 					continue
 				}
 				p.Status.Phase = corev1.PodRunning
-				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: incluster.ContainerName, Image: p.Spec.Containers[0].Image, Ready: true,
+				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: clusterrun.ContainerName, Image: p.Spec.Containers[0].Image, Ready: true,
 					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
 				_, _ = c.client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, &p, metav1.UpdateOptions{})
 			}
@@ -551,7 +551,7 @@ func (c *testCluster) heldRun(t *testing.T) string {
 func inClusterRunsGone(t *testing.T, r *liveRun, c *testCluster, signals int) {
 	t.Helper()
 	ctx := context.Background()
-	runs, err := incluster.List(ctx, c.client, "")
+	runs, err := clusterrun.List(ctx, c.client, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -566,7 +566,7 @@ func inClusterRunsGone(t *testing.T, r *liveRun, c *testCluster, signals int) {
 			res := runCLI(t, "cleanup", "--kubeconfig", c.kubeconfig, "--run", run.ID)
 			res.mustExit(t, 0)
 		}
-		if runs, err = incluster.List(ctx, c.client, ""); err != nil {
+		if runs, err = clusterrun.List(ctx, c.client, ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/certify"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/certify"
 	"github.com/admission-conformance/admission-conformance/internal/engine"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/certify"
-	"github.com/admission-conformance/admission-conformance/framework/report"
-	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/certify"
 	"github.com/admission-conformance/admission-conformance/internal/engine"
+	"github.com/admission-conformance/admission-conformance/internal/report"
+	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 )
 
 // The tamper tests build bundles without a cluster: results made of this

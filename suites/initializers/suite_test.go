@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/suitetest"
 )
 
 // TestMain lets this test binary be its own hollow nodes.
