@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
@@ -88,7 +89,7 @@ func TestFakePluginsBehaveAsToldThroughTheReferenceHost(t *testing.T) {
 					}
 				}()
 				cfg := &nodeadmission.PluginConfig{Plugins: []*nodeadmission.AdmissionPlugin{{Name: "fake", Type: typ}}}
-				if err := nodeadmission.WriteConfig(host.ConfigDir, "c.json", cfg); err != nil {
+				if err := writeConfig(host.ConfigDir, "c.json", cfg); err != nil {
 					t.Fatal(err)
 				}
 				// A pod the behaviour does not match is admitted at once.
@@ -124,4 +125,13 @@ func TestFakePluginsBehaveAsToldThroughTheReferenceHost(t *testing.T) {
 			})
 		}
 	}
+}
+
+// writeConfig writes a plugin host configuration file.
+func writeConfig(dir, name string, cfg *nodeadmission.PluginConfig) error {
+	data, err := nodeadmission.EncodeConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o600)
 }

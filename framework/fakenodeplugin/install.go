@@ -13,8 +13,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )

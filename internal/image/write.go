@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 

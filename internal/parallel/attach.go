@@ -7,10 +7,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // AttachVersion identifies the attach file's format. Parent and workers are

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 )
 
 // The hollow kubelets are child processes of the parent, so only the parent

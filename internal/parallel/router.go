@@ -19,8 +19,8 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // A cluster whose apiservers reach this host through the in-cluster relay

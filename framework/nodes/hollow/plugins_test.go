@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
@@ -29,7 +30,7 @@ func rejectingHost(t *testing.T) *nodeadmission.Host {
 		t.Fatal(err)
 	}
 	cfg := &nodeadmission.PluginConfig{Plugins: []*nodeadmission.AdmissionPlugin{{Name: "no", Type: nodeadmission.PluginTypeShell}}}
-	if err := nodeadmission.WriteConfig(h.ConfigDir, "c.json", cfg); err != nil {
+	if err := writeConfig(h.ConfigDir, "c.json", cfg); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -70,4 +71,13 @@ func TestPluginHandlerRejectsAddsFirstAndPassesResizes(t *testing.T) {
 	if inner.calls != 1 {
 		t.Errorf("the handler after the plugin host was asked %d time(s) about the resize, want 1", inner.calls)
 	}
+}
+
+// writeConfig writes a plugin host configuration file.
+func writeConfig(dir, name string, cfg *nodeadmission.PluginConfig) error {
+	data, err := nodeadmission.EncodeConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o600)
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/admission-conformance/admission-conformance/internal/splice"
+	"github.com/admission-conformance/admission-conformance/framework/splice"
 )
 
 // loadBalancer spreads TCP connections over the apiserver replicas round

@@ -16,10 +16,10 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/exec"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	clusternodes "github.com/admission-conformance/admission-conformance/framework/nodes"
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -74,7 +74,11 @@ func withNodePlugins(cfg *v1alpha4.Cluster, dir string, h PluginHost) error {
 				return err
 			}
 		}
-		if err := nodeadmission.WriteHostConfig(host, c); err != nil {
+		data, err := nodeadmission.EncodeHostConfig(c)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(filepath.Join(host, nodeadmission.HostConfigFile), data, 0o644); err != nil {
 			return err
 		}
 		cfg.Nodes[i].ExtraMounts = append(cfg.Nodes[i].ExtraMounts,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/admission-conformance/admission-conformance/internal/splice"
+	"github.com/admission-conformance/admission-conformance/framework/splice"
 )
 
 // The in-cluster relay carries apiserver-to-webhook connections from a pod

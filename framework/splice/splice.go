@@ -1,5 +1,10 @@
 // Package splice joins two connections: what one sends the other gets,
 // both ways, untouched (TLS included), until both directions end.
+//
+// It is public because a spec may put itself between the apiserver and a
+// webhook (fakewebhook.Forwarder relays the fake server's connections from
+// another address, an endpoint of a Service); the harness's own relays use
+// it too.
 package splice
 
 import (

@@ -1,6 +1,11 @@
 // Package atomicfile replaces a file's content in one step: a reader sees
 // the old content or the new, never a part, and a watcher of the directory
 // never sees a half-written file under the final name.
+//
+// It is public because specs write files that a running component watches
+// and reads at any moment (a node's plugin host configuration, static
+// admission manifests): those are written with it, whole or not at all. The
+// harness writes its own state files with it too.
 package atomicfile
 
 import (
