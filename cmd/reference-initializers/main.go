@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/install"
 )
 
@@ -60,6 +61,7 @@ func run() error {
 	inst, err := install.Install(ctx, config, install.Options{
 		NamespaceSelector: selector, ExemptSelector: exempt, ListenAddress: listen, AdvertiseHost: advertise,
 		GlobalTimeout: globalTimeout, Logger: log,
+		Serving: pki.ServingFunc("admission-conformance-initializers"),
 	})
 	if err != nil {
 		return err
