@@ -26,11 +26,20 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "unexpected role %s\n", role)
 			os.Exit(1)
 		}
-		if err := fakenodeplugin.RunChild(config); err != nil {
+		if err := fakenodeplugin.RunChild(childproc.ParentGone(), config); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	// What the harness's binary does (internal/nodeset).
+	fakenodeplugin.StartServer = func(s fakenodeplugin.ServerSpec) (fakenodeplugin.Server, error) {
+		p, err := childproc.Start(childproc.Spec{Name: s.Name, Role: fakenodeplugin.Role, Config: s.Config, Log: s.Log,
+			Prefix: s.Name + ": ", Elsewhere: s.Elsewhere})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	os.Exit(m.Run())
 }

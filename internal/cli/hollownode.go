@@ -3,13 +3,13 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 )
 
 // newHollowNodeCommand runs one hollow kubelet from a node configuration
 // file (the one the embedded provider writes as nodes/<name>/node.json). The
-// provider starts nodes through nodes.RunIfChild, not through this command;
+// provider starts nodes through nodeset.RunIfChild, not through this command;
 // it is here to start a node by hand when debugging one. Hidden: users never
 // need it.
 func newHollowNodeCommand() *cobra.Command {
@@ -23,7 +23,7 @@ func newHollowNodeCommand() *cobra.Command {
 			if config == "" {
 				return exitcode.Usagef("hollow-node needs --config")
 			}
-			return nodes.RunChild(nodes.RoleHollowNode, config)
+			return nodeset.RunChild(nodeset.RoleHollowNode, config)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "node configuration file (JSON)")

@@ -17,17 +17,17 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 )
 
 // Main runs the command line with args (without the program name) and
 // returns the exit code. The specs it runs are those registered (by
 // importing their packages) in this binary. The binary is also the embedded
 // cluster's nodes and a parallel run's workers: Main serves those roles
-// first when the process is one (nodes.RunIfChild does not return then).
+// first when the process is one (nodeset.RunIfChild does not return then).
 func Main(args []string) (code int) {
-	nodes.RunIfChild()
+	nodeset.RunIfChild()
 	return run(args)
 }
 

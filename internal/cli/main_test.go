@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 
 	// The project's suites, as cmd/run-conformance registers them.
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	_ "github.com/admission-conformance/admission-conformance/suites/initializers"
 	_ "github.com/admission-conformance/admission-conformance/suites/nodeadmit"
 	_ "github.com/admission-conformance/admission-conformance/suites/ordering"
@@ -22,7 +22,7 @@ import (
 const asMain = "RUN_CONFORMANCE_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
-	nodes.RunIfChild() // the embedded cluster's nodes are this binary too
+	nodeset.RunIfChild() // the embedded cluster's nodes are this binary too
 	if os.Getenv(asMain) == "1" {
 		os.Exit(run(os.Args[1:]))
 	}

@@ -7,7 +7,7 @@
 //	ADMISSION_CONFORMANCE_KUBECONFIG   run against this cluster instead of an embedded one
 //	ADMISSION_CONFORMANCE_APISERVERS   embedded apiserver replicas (default 1)
 //	ADMISSION_CONFORMANCE_NODES        embedded hollow nodes (default 1 for nodeadmit and initializers, else 0);
-//	                                   a suite with nodes calls nodes.RunIfChild in its TestMain
+//	                                   a suite with nodes calls nodeset.RunIfChild in its TestMain
 //	ADMISSION_CONFORMANCE_REFERENCE_INITIALIZERS  0 to not install the reference initializers
 //	                                   (installed for the initializers suite by default)
 //	ADMISSION_CONFORMANCE_REPORT_DIR   write results.json and components.log here
@@ -24,9 +24,9 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/logs"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/internal/runner"
@@ -105,5 +105,5 @@ func providerFromEnv(suite string, componentLog io.Writer, b bounds.Bounds) (clu
 	}
 	return embedded.New(embedded.WithAPIServers(replicas), embedded.WithComponentLog(componentLog),
 		embedded.WithStartTimeout(b.ClusterStart.Duration), embedded.WithPollInterval(b.PollInterval.Duration),
-		embedded.WithNodes(nodeCount, nodes.DefaultSpec())), nil
+		embedded.WithNodes(nodeCount, nodeset.DefaultSpec())), nil
 }

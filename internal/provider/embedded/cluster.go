@@ -15,8 +15,8 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 
@@ -39,7 +39,7 @@ type Cluster struct {
 	// (cluster.ServedFeatures).
 	served  features.Set
 	nodesMu sync.Mutex
-	nodes   *nodes.Set
+	nodes   *nodeset.Set
 	// background is set when the nodes start after Start returns.
 	background *backgroundNodes
 

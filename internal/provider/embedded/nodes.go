@@ -8,11 +8,12 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 )
 
 // nodeSettings say which hollow kubelets to start after the control plane.
 type nodeSettings struct {
-	specs []nodes.Spec
+	specs []nodeset.Spec
 	// background: Start returns without waiting for them (see
 	// WithNodesInBackground).
 	background bool
@@ -20,10 +21,10 @@ type nodeSettings struct {
 
 // WithNodes starts n hollow kubelets (real kubelet admission code over a
 // fake runtime), each a child process of this binary, all shaped by spec
-// (see nodes.DefaultSpec). The binary must call nodes.RunIfChild first in
+// (see nodeset.DefaultSpec). The binary must call nodeset.RunIfChild first in
 // main and TestMain.
-func WithNodes(n int, spec nodes.Spec) Option {
-	specs := make([]nodes.Spec, n)
+func WithNodes(n int, spec nodeset.Spec) Option {
+	specs := make([]nodeset.Spec, n)
 	for i := range specs {
 		specs[i] = spec
 	}
@@ -32,7 +33,7 @@ func WithNodes(n int, spec nodes.Spec) Option {
 
 // WithNodeSpecs starts one hollow kubelet per spec, node-<i> shaped by
 // specs[i] (its extended resources, its plugin host), as WithNodes does.
-func WithNodeSpecs(specs ...nodes.Spec) Option {
+func WithNodeSpecs(specs ...nodeset.Spec) Option {
 	return optionFunc(func(o *settings) { o.nodes.specs = specs })
 }
 
@@ -119,7 +120,7 @@ func (c *Cluster) NodesErr() error {
 var _ cluster.NodesStarting = (*Cluster)(nil)
 
 func (c *Cluster) startNodesNow(ctx context.Context, o settings, files pkiFiles) error {
-	set, err := nodes.Start(ctx, nodes.Options{
+	set, err := nodeset.Start(ctx, nodeset.Options{
 		Specs: o.nodes.specs, Dir: c.dir,
 		Server: c.config.Host, CACertFile: files.caCert, ClientCA: files.ca,
 		Admin: c.config, Log: o.componentLog, Logger: o.logger,
@@ -135,7 +136,7 @@ func (c *Cluster) startNodesNow(ctx context.Context, o settings, files pkiFiles)
 }
 
 // nodeSet is the running nodes (nil until they are up).
-func (c *Cluster) nodeSet() *nodes.Set {
+func (c *Cluster) nodeSet() *nodeset.Set {
 	c.nodesMu.Lock()
 	defer c.nodesMu.Unlock()
 	return c.nodes

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 )
 
 // nodeAccessName names the ClusterRole and binding below.
@@ -35,5 +35,5 @@ func grantPodStatusAccess(ctx context.Context, client kubernetes.Interface) erro
 	for _, n := range list.Items {
 		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "system:node:" + n.Name})
 	}
-	return nodes.GrantPodStatusAccess(ctx, client, nodeAccessName, subjects...)
+	return nodeset.GrantPodStatusAccess(ctx, client, nodeAccessName, subjects...)
 }

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 )
 
 // waitNodesReady waits until every node of the cluster is Ready: kind itself
@@ -30,7 +30,7 @@ func (c *kindCluster) waitNodesReady(ctx context.Context) error {
 		notReady = notReady[:0]
 		for i := range list.Items {
 			n := &list.Items[i]
-			if c := nodes.ReadyCondition(n); c == nil || c.Status != corev1.ConditionTrue {
+			if c := nodeset.ReadyCondition(n); c == nil || c.Status != corev1.ConditionTrue {
 				notReady = append(notReady, n.Name)
 			}
 		}

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 )
 
 // A fresh kubelet shows its first rejections only at its status manager's
@@ -33,7 +33,7 @@ func (c *kindCluster) warmUp(ctx context.Context) error {
 	if len(used) == 0 {
 		used = c.controlPlanes
 	}
-	w := nodes.WarmUp{Threshold: warmRejection, Timeout: warmUpTimeout, ReadyTimeout: warmUpTimeout, Poll: warmUpPoll, Logger: c.logger}
+	w := nodeset.WarmUp{Threshold: warmRejection, Timeout: warmUpTimeout, ReadyTimeout: warmUpTimeout, Poll: warmUpPoll, Logger: c.logger}
 	if err := w.Nodes(ctx, client, used); err != nil {
 		if ctx.Err() != nil {
 			return err

@@ -28,7 +28,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
-	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset/hollow"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 

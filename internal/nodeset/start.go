@@ -1,4 +1,4 @@
-package nodes
+package nodeset
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset/hollow"
 )
 
 // Options say which nodes to start and how to reach the cluster.

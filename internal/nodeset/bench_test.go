@@ -1,4 +1,4 @@
-package nodes_test
+package nodeset_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 )
 
@@ -25,7 +26,7 @@ import (
 //	go test -run '^$' -bench NodeRejection -benchtime 50x ./framework/nodes/
 func BenchmarkNodeRejection(b *testing.B) {
 	started := time.Now()
-	c, err := embedded.New(embedded.WithBaseDir(b.TempDir()), embedded.WithNodes(1, nodes.DefaultSpec())).Start(context.Background())
+	c, err := embedded.New(embedded.WithBaseDir(b.TempDir()), embedded.WithNodes(1, nodeset.DefaultSpec())).Start(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}

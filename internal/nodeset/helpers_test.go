@@ -1,4 +1,4 @@
-package nodes_test
+package nodeset_test
 
 import (
 	"crypto/rand"

@@ -1,4 +1,4 @@
-package nodes_test
+package nodeset_test
 
 import (
 	"context"
@@ -18,11 +18,12 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/internal/logs"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 )
 
 func TestMain(m *testing.M) {
-	nodes.RunIfChild()
+	nodeset.RunIfChild()
 	logs.RedirectComponents(discard{})
 	os.Exit(m.Run())
 }
@@ -42,10 +43,10 @@ func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
 	started := time.Now()
 	// node-1 is shaped as an upstream kubelet: no plugin host, its own
 	// extended resource.
-	plain := nodes.DefaultSpec()
+	plain := nodeset.DefaultSpec()
 	plain.PluginHost = false
 	plain.ExtendedResources = map[string]string{"example.com/gadget": "5"}
-	c, err := embedded.New(embedded.WithBaseDir(base), embedded.WithNodeSpecs(nodes.DefaultSpec(), plain),
+	c, err := embedded.New(embedded.WithBaseDir(base), embedded.WithNodeSpecs(nodeset.DefaultSpec(), plain),
 		embedded.WithComponentLog(log), embedded.WithLogger(testr.NewWithOptions(t, testr.Options{Verbosity: 1}))).Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestNodesRegisterRejectQuicklyAndLeaveNothing(t *testing.T) {
 func TestNodeThatCannotStartIsNamedAndRolledBack(t *testing.T) {
 	noChildrenLeft := markChildren(t)
 	base := t.TempDir()
-	spec := nodes.DefaultSpec()
+	spec := nodeset.DefaultSpec()
 	spec.ExtendedResources = map[string]string{"example.com/gadget": "lots"}
 	_, err := embedded.New(embedded.WithBaseDir(base), embedded.WithNodes(1, spec)).Start(context.Background())
 	if err == nil {

@@ -1,20 +1,11 @@
-package nodes
+package nodeset
 
 import (
 	"maps"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
-)
-
-// ExtendedResource is what every node advertises by default, so specs can
-// exhaust an extended resource.
-const ExtendedResource = "admission-conformance.io/widget"
-
-// AppArmorLabel and HollowLabel are set by every node: see hollow.
-const (
-	AppArmorLabel = hollow.AppArmorLabel
-	HollowLabel   = hollow.HollowLabel
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset/hollow"
 )
 
 // Spec is the shape of every node of a cluster.
@@ -49,28 +40,14 @@ type Spec struct {
 	FeatureGates map[string]bool
 }
 
-// LackedFeatures are kubelet feature gates the default nodes have off, so
-// that their kubelets leave the matching features out of
-// node.status.declaredFeatures (NodeDeclaredFeatures): without a node that
-// lacks a feature, nothing can show how the apiserver's
-// NodeDeclaredFeatureValidator and the kubelet's declared-features check
-// treat a resize or a pod needing it. Both are beta and on by default from
-// 1.36, both known from 1.35; no other spec uses them.
-var LackedFeatures = map[string]bool{
-	// Resizing pod-level resources (pods/resize of spec.resources).
-	"InPlacePodLevelResourcesVerticalScaling": false,
-	// Containers' restartPolicyRules with the action RestartAllContainers.
-	"RestartAllContainersOnContainerExits": false,
-}
-
 // DefaultSpec is what the embedded provider starts unless told otherwise.
 func DefaultSpec() Spec {
 	return Spec{
 		MaxPods:           20,
-		ExtendedResources: map[string]string{ExtendedResource: "2"},
+		ExtendedResources: map[string]string{nodes.ExtendedResource: "2"},
 		PluginHost:        true,
 		PluginTimeout:     3 * time.Second,
 		QPS:               100,
-		FeatureGates:      maps.Clone(LackedFeatures),
+		FeatureGates:      maps.Clone(nodes.LackedFeatures),
 	}
 }

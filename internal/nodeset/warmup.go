@@ -1,4 +1,4 @@
-package nodes
+package nodeset
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/admission-conformance/admission-conformance/framework/nodes"
 )
 
 // warmNodeRejection is the rejection latency below which a hollow node
@@ -69,7 +71,7 @@ func (w WarmUp) node(ctx context.Context, client kubernetes.Interface, name stri
 				"node", name, "timeout", w.Timeout, "rejectionLatencies", latencies)
 			return nil
 		}
-		d, err := CreateAndDecide(ctx, client, warmUpPod(name, i), remaining)
+		d, err := nodes.CreateAndDecide(ctx, client, warmUpPod(name, i), remaining)
 		if d.Pod != nil {
 			_ = client.CoreV1().Pods(warmUpNamespace).Delete(context.Background(), d.Pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 		}

@@ -1,12 +1,12 @@
-package nodes
+package nodeset
 
 import (
 	"fmt"
 	"os"
 
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
-	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset/hollow"
 )
 
 // The child roles this binary can play.
@@ -45,7 +45,20 @@ func RunChild(role, config string) error {
 		setKlogVerbosity(c.Verbosity)
 		return hollow.Run(childproc.ParentGone(), c)
 	case fakenodeplugin.Role:
-		return fakenodeplugin.RunChild(config)
+		return fakenodeplugin.RunChild(childproc.ParentGone(), config)
 	}
 	return fmt.Errorf("unknown child role %q", role)
+}
+
+// The fake node plugins' servers are children of this binary too: Install
+// starts them through StartServer.
+func init() {
+	fakenodeplugin.StartServer = func(s fakenodeplugin.ServerSpec) (fakenodeplugin.Server, error) {
+		p, err := childproc.Start(childproc.Spec{Name: s.Name, Role: fakenodeplugin.Role, Config: s.Config, Log: s.Log,
+			Prefix: s.Name + ": ", Elsewhere: s.Elsewhere})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 }
