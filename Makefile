@@ -215,4 +215,4 @@ test-kind: kind-image
 	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	ADMISSION_CONFORMANCE_KIND_IMAGE=$(KIND_IMAGE) ADMISSION_CONFORMANCE_KIND_TOPOLOGIES=$(KIND_TOPOLOGIES) \
 	ADMISSION_CONFORMANCE_KIND_ARTIFACTS=$(abspath $(ARTIFACTS))/kind \
-		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKindStaticReloadFailsOnANodeThatNeverReloads|TestNodePluginSpecsFailOnABrokenHostOnKind|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestMatrixOfKindClusters|TestCleanupDeletesKindClustersOfKilledRuns' ./internal/cli/
+		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKindStaticReloadFailsOnANodeThatNeverReloads|TestNodePluginSpecsFailOnABrokenHostOnKind|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestLeastPrivilegeOnKind|TestMatrixOfKindClusters|TestCleanupDeletesKindClustersOfKilledRuns' ./internal/cli/

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -32,7 +33,11 @@ func TestProvidersDocListsEveryRight(t *testing.T) {
 		t.Fatalf("%s has no rights table between %q and %q", path, strings.TrimSpace(docBegin), docEnd)
 	}
 	_, optional := access.ForSpecs(spec.All())
-	want := access.Markdown(access.Needed(false, spec.All()), optional)
+	var installs []access.Installation
+	if in, ok := harness.ReferenceInitializersInstallation(spec.All()); ok {
+		installs = append(installs, in)
+	}
+	want := access.Markdown(access.Needed(false, spec.All()), optional, installs...)
 	if got := doc[start+len(docBegin) : end]; got != want {
 		if *update {
 			if err := os.WriteFile(path, []byte(doc[:start+len(docBegin)]+want+doc[end:]), 0o644); err != nil {

@@ -84,6 +84,8 @@ func base(relay bool) []Access {
 	add("rbac.authorization.k8s.io", "rolebindings", true, "create", "delete")
 	add("autoscaling", "horizontalpodautoscalers", true, "create", "delete")
 	sub("create", "", "pods", "exec", "ConnectReachesAdmission", "ReviewRequestContent")
+	out = append(out, Access{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Subresource: "status",
+		Specs: []string{"ValidatingAdmissionPolicyValidation"}, Why: "dry-run status updates: the API validates the status.typeChecking a client writes"})
 	if relay {
 		out = append(out, Access{Verb: "create", Resource: "pods", Subresource: "portforward", Namespaced: true,
 			Why: "the harness's port-forward to its relay pod (--plugin-image)"})

@@ -11,11 +11,21 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// Installation is something the harness installs in the cluster where the
+// user may (the reference initializers): what it is, the specs that need
+// it, and the rights installing it takes beyond a run's own.
+type Installation struct {
+	What   string
+	Specs  []string
+	Access []Access
+}
+
 // WritePlan prints every right of needed with the specs that need it, then
-// the optional ones with their specs and why, then a ClusterRole holding
-// exactly needed (the optional rights in a second one), which a user can
-// bind to whoever runs the harness.
-func WritePlan(w io.Writer, needed []Access, optional []Optional) error {
+// the optional ones with their specs and why (identities to impersonate,
+// then installations), then a ClusterRole holding exactly needed (the
+// optional rights in a second one), which a user can bind to whoever runs
+// the harness.
+func WritePlan(w io.Writer, needed []Access, optional []Optional, installs ...Installation) error {
 	fmt.Fprintf(w, "rights a run of this selection needs (%d); namespaced ones are needed in the spec namespaces, whose names are generated, so granted cluster-wide:\n", len(needed))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  RIGHT\tSCOPE\tNEEDED BY")
@@ -25,8 +35,8 @@ func WritePlan(w io.Writer, needed []Access, optional []Optional) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(optional) == 0 {
-		fmt.Fprintln(w, "optional rights: none (no selected spec impersonates an identity outside the harness's own)")
+	if len(optional)+len(installs) == 0 {
+		fmt.Fprintln(w, "optional rights: none (no selected spec impersonates an identity outside the harness's own or needs what the harness installs)")
 	} else {
 		fmt.Fprintln(w, "optional rights: asked for, never required; without one the cases that need it are reported not supported:")
 	}
@@ -37,6 +47,13 @@ func WritePlan(w io.Writer, needed []Access, optional []Optional) error {
 			fmt.Fprintf(w, "    %s\n", a)
 		}
 		extra = append(extra, o.Access...)
+	}
+	for _, in := range installs {
+		fmt.Fprintf(w, "  install %s, for %s (without these rights the run does not install it):\n", in.What, strings.Join(in.Specs, ", "))
+		for _, a := range in.Access {
+			fmt.Fprintf(w, "    %s\n", a)
+			extra = Merge(extra, a)
+		}
 	}
 	fmt.Fprintln(w, "\nthe same as ClusterRoles (bind the first to the user or service account that runs the harness; the second only to grant the optional rights):")
 	for i, role := range []struct {

@@ -90,6 +90,9 @@ type Env struct {
 	// initializersTried: this run began installing the reference
 	// initializers (its sweep then looks for their objects).
 	initializersTried bool
+	// notInstalledWhy says why the harness did not install a feature it
+	// installs where it may (the reference initializers).
+	notInstalledWhy map[features.Name]string
 	// attached: a worker's environment (Attach); the cluster and what is
 	// in it belong to another process.
 	attached bool

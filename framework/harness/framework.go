@@ -67,7 +67,7 @@ func (f *Framework) setUp(ctx context.Context) error {
 		why := "the cluster does not declare them; claim them with --supported-features"
 		var reasons []string
 		for _, m := range missing {
-			if r := cluster.NotDeclaredReason(env.Cluster, m); r != "" {
+			if r := env.notDeclaredReason(m); r != "" {
 				reasons = append(reasons, string(m)+": "+r)
 			}
 		}

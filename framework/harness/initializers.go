@@ -92,6 +92,9 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		}
 		return nil
 	}
+	if ok, err := e.mayInstallReferenceInitializers(ctx); err != nil || !ok {
+		return err
+	}
 	scope := map[string]string{RunLabel: e.RunID, SuiteLabel: InitializersSuite}
 	listen := ""
 	if h, ok := e.Cluster.(cluster.WebhookHost); ok {

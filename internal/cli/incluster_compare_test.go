@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
@@ -74,5 +76,33 @@ func TestCompareInClusterWithLocal(t *testing.T) {
 		"s/Node: case: passed in the local run, not-supported in the cluster ()"}
 	if strings.Join(diff, "\n") != strings.Join(want, "\n") {
 		t.Errorf("differences:\n%s\nwant:\n%s", strings.Join(diff, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCompareWithAdminForgivesOnlyOptionalIdentities: the least-privilege
+// test's comparison accepts a not-supported case only for an optional
+// identity its spec declares, and fails where no case lacked the right.
+func TestCompareWithAdminForgivesOnlyOptionalIdentities(t *testing.T) {
+	admin := identity.Identity{Name: "cluster-admin", User: "admission-conformance:cel-admin", Group: []string{"system:masters"}}
+	optional := []access.Optional{{Identity: admin, Specs: []string{"CEL"}}}
+	c := func(short, name string, state results.State, msg string) results.Spec {
+		return results.Spec{Suite: "s", ShortName: short, Name: name, State: state, Message: msg}
+	}
+	lacking := "not supported: impersonates " + admin.String() + " (why); the run's user may not impersonate groups system:masters"
+	adminRun := results.Results{Specs: []results.Spec{c("CEL", "as admin", results.Passed, ""), c("CEL", "as user", results.Passed, ""),
+		c("Other", "case", results.Passed, "")}}
+	user := results.Results{Specs: []results.Spec{c("CEL", "as admin", results.NotSupported, lacking), c("CEL", "as user", results.Passed, ""),
+		c("Other", "case", results.Passed, "")}}
+	if same, diff := compareWithAdmin(adminRun, user, optional); same != 3 || len(diff) != 0 {
+		t.Errorf("the expected run: same %d, differences %q", same, diff)
+	}
+	// The run impersonated the admin without the right: nothing was not supported.
+	if _, diff := compareWithAdmin(adminRun, adminRun, optional); len(diff) != 1 || !strings.Contains(diff[0], "no case of CEL") {
+		t.Errorf("a run that was not refused the admin: differences %q", diff)
+	}
+	// A spec that does not declare the identity may not be forgiven.
+	user.Specs[2] = c("Other", "case", results.NotSupported, lacking)
+	if _, diff := compareWithAdmin(adminRun, user, optional); len(diff) != 2 {
+		t.Errorf("a case of a spec that does not declare the identity: differences %q", diff)
 	}
 }

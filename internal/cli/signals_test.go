@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
@@ -452,6 +453,7 @@ type testCluster struct {
 	kubeconfig string
 	hanging    string // a kubeconfig of a server that never answers
 	client     kubernetes.Interface
+	config     *rest.Config // the admin's
 }
 
 func startTestCluster(top *testing.T) (*testCluster, error) {
@@ -466,7 +468,7 @@ func startTestCluster(top *testing.T) (*testCluster, error) {
 		log.Close()
 		return nil, err
 	}
-	c := &testCluster{kubeconfig: cl.(*embedded.Cluster).Kubeconfig()}
+	c := &testCluster{kubeconfig: cl.(*embedded.Cluster).Kubeconfig(), config: cl.RESTConfig()}
 	fakeCtx, cancel := context.WithCancel(context.Background())
 	hold := make(chan struct{})
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
@@ -44,7 +45,11 @@ func Plan(out io.Writer, o runconfig.Config) error {
 			fmt.Fprintf(out, "  %s (in the run's namespace or cluster-wide)\n", a)
 		}
 	}
-	if err := access.WritePlan(out, needed, optional); err != nil {
+	var installs []access.Installation
+	if in, ok := harness.ReferenceInitializersInstallation(specs); ok && o.Initializers().Install && !o.InCluster {
+		installs = append(installs, in)
+	}
+	if err := access.WritePlan(out, needed, optional, installs...); err != nil {
 		return exitcode.Usagef("%v", err)
 	}
 	return nil

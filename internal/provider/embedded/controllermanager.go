@@ -24,7 +24,7 @@ type controllerManager struct {
 // created the default ServiceAccount in "default": until then the
 // ServiceAccount admission plugin rejects pods, so that is when the
 // controller manager is ready for the harness.
-func startControllerManager(ctx context.Context, kubeconfig string, client kubernetes.Interface, poll, timeout time.Duration) (*controllerManager, error) {
+func startControllerManager(ctx context.Context, kubeconfig, signingCert, signingKey string, client kubernetes.Interface, poll, timeout time.Duration) (*controllerManager, error) {
 	s, err := kcmoptions.NewKubeControllerManagerOptions()
 	if err != nil {
 		return nil, err
@@ -40,6 +40,8 @@ func startControllerManager(ctx context.Context, kubeconfig string, client kuber
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--use-service-account-credentials=false",
+		"--cluster-signing-cert-file=" + signingCert,
+		"--cluster-signing-key-file=" + signingKey,
 	}); err != nil {
 		return nil, err
 	}

@@ -202,7 +202,7 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 				err = cerr
 				return
 			}
-			c.controllers, err = startControllerManager(ctx, kubeconfig, client, o.poll, o.startTimeout)
+			c.controllers, err = startControllerManager(ctx, kubeconfig, files.caCert, files.caKey, client, o.poll, o.startTimeout)
 		}
 	}()
 	var firstErr error
@@ -271,6 +271,10 @@ func withTempDir(dir string, f func()) {
 // pkiFiles are the certificate files of one embedded cluster.
 type pkiFiles struct {
 	caCert, servingCert, servingKey, adminCert, adminKey, auditPolicy string
+	// caKey lets the controller manager sign CertificateSigningRequests
+	// (kubernetes.io/kube-apiserver-client and the kubelet signers) with
+	// the CA the apiserver trusts, as kubeadm's clusters do.
+	caKey string
 	// ca signs the nodes' client certificates.
 	ca *pki.CA
 }
@@ -284,6 +288,14 @@ func writePKI(dir string) (pkiFiles, error) {
 	f.ca = ca
 	f.caCert = filepath.Join(dir, "ca.crt")
 	if err := os.WriteFile(f.caCert, ca.CertPEM(), 0o644); err != nil {
+		return f, err
+	}
+	key, err := ca.KeyPEM()
+	if err != nil {
+		return f, err
+	}
+	f.caKey = filepath.Join(dir, "ca.key")
+	if err := os.WriteFile(f.caKey, key, 0o600); err != nil {
 		return f, err
 	}
 	serving, err := ca.Serving("kube-apiserver", "127.0.0.1", "localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "10.0.0.1")

@@ -47,3 +47,12 @@ func binding(name, role, user string, labels map[string]string) *rbacv1.ClusterR
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
 }
+
+// ClusterRoles are the cluster roles Install creates: whoever installs the
+// implementation must hold every right they grant (RBAC lets a user grant
+// only what it holds).
+func ClusterRoles() []*rbacv1.ClusterRole { return roles(nil) }
+
+// ImpersonatedUsers are the users Install's admin config impersonates: the
+// poller and the controller run as them.
+func ImpersonatedUsers() []string { return []string{pollerUser, controllerUser} }

@@ -7,7 +7,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -32,20 +32,22 @@ var policyParamRefErrors = spec.Spec{
 }
 
 var _ = harness.Describe(policyParamRefErrors, func(f *harness.Framework) {
-	// clusterRole is a dry-run ClusterRole create, labelled for the case:
-	// a cluster-scoped request, judged and never stored.
-	clusterRole := func(ctx context.Context) error {
-		_, err := f.Client.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+	// namespace is a dry-run Namespace create, labelled for the case: a
+	// cluster-scoped request, judged and never stored, that every run may
+	// make (creating namespaces is a right every run holds; a ClusterRole
+	// would need a right no run needs).
+	namespace := func(ctx context.Context) error {
+		_, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: f.Namespace + "-", Labels: map[string]string{speckit.ProbeLabel: f.Namespace}}},
 			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err
 	}
-	clusterRoles := func() *admissionregistrationv1.MatchResources {
+	namespaces := func() *admissionregistrationv1.MatchResources {
 		return &admissionregistrationv1.MatchResources{
 			ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{speckit.ProbeLabel: f.Namespace}},
 			ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-				Rule: admissionregistrationv1.Rule{APIGroups: []string{rbacv1.GroupName}, APIVersions: []string{"v1"}, Resources: []string{"clusterroles"},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"namespaces"},
 					Scope: ptr.To(admissionregistrationv1.ClusterScope)},
 			}}},
 		}
@@ -53,12 +55,12 @@ var _ = harness.Describe(policyParamRefErrors, func(f *harness.Framework) {
 	for _, fp := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
 		ginkgo.It(fmt.Sprintf("a namespaced paramRef without namespace on a cluster-scoped request, failurePolicy %s", fp), func(ctx ginkgo.SpecContext) {
 			gomega.Expect(speckit.VAPWith(ctx, f, "cluster-request", admissionregistrationv1.ValidatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(fp), ParamKind: speckit.ParamKindSA, MatchConstraints: clusterRoles(),
+				FailurePolicy: ptr.To(fp), ParamKind: speckit.ParamKindSA, MatchConstraints: namespaces(),
 				Validations: []admissionregistrationv1.Validation{{Expression: "true"}},
 			}, admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{ValidationActions: speckit.DenyAction(),
 				MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{}},
 				ParamRef:       &admissionregistrationv1.ParamRef{Name: "params", ParameterNotFoundAction: ptr.To(admissionregistrationv1.AllowAction)}})).To(gomega.Succeed())
-			err := clusterRole(ctx)
+			err := namespace(ctx)
 			if fp == admissionregistrationv1.Ignore {
 				gomega.Expect(err).NotTo(gomega.HaveOccurred(), "under Ignore a configuration error admits")
 				return
