@@ -21,8 +21,42 @@ const module = "github.com/admission-conformance/admission-conformance"
 // publicPackages are the packages a spec author imports, one line each in
 // the order of the list. Change it deliberately: a package added here is an
 // API the project promises to keep; one removed is a break for vendors.
+//
+// The spec author's API:
 var publicPackages = []string{
-	"conformance", // Main: the run-conformance command line over the specs a binary registers
+	"conformance",               // Main: the run-conformance command line over the specs a binary registers
+	"framework/spec",            // a spec's metadata (suite, profile, features, seed clause, isolation) and the registry; RegisterSuite
+	"framework/harness",         // Describe, the per-case Framework (clients, namespace, cleanup, bounds), scoped fake webhooks, Record
+	"framework/features",        // the feature registry specs name and clusters declare
+	"framework/bounds",          // every wait and bound, with defaults, overridable by the user
+	"framework/results",         // results.json: cases, states, measurements (Measurement is what Record takes)
+	"framework/fakewebhook",     // the programmable webhook server, its behaviours and its journal of calls; Forwarder
+	"framework/enforce",         // "is it enforced yet?": marker probes until the enforced answer, per replica
+	"framework/quiet",           // the window a propagation-measuring spec holds (Isolation.Quiet)
+	"framework/mutatingpolicy",  // the MutatingAdmissionPolicy API whatever minor the harness is built with
+	"framework/identity",        // the identities specs may impersonate
+	"framework/cluster",         // what a spec may ask of the cluster (replicas, nodes, static manifests, declared features)
+	"framework/audit",           // the apiservers' audit logs, for admission's annotations
+	"framework/metrics",         // the apiservers' /metrics counters
+	"framework/pki",             // CAs and certificates for webhook TLS (and the reference initializers' serving certificate)
+	"framework/staticmanifest",  // static admission manifests written into the apiservers' watched directories
+	"framework/runobjects",      // the cluster-level kinds a run creates and labels, which cleanup sweeps
+	"framework/nodes",           // what node specs know of nodes: labels, resources, plugin hosts, a pod's decision
+	"framework/nodedecision",    // node-side specs: pick a node, bind a pod, get the kubelet's decision, install fake plugins
+	"framework/fakenodeplugin",  // programmable KEP-2823 node admission plugins (shell, gRPC, socket) and their journals
+	"framework/fakeinitializer", // a programmable initializer controller for seed 002's initializers
+	"framework/atomicfile",      // a file replaced whole (for files a component watches)
+	"framework/splice",          // two connections joined both ways (relaying a webhook's connections)
+
+	// Public because the API above exposes or needs them, not for specs to
+	// call (candidates for internal/ once harness's run side moves out):
+	"framework/access",            // the rights a run holds in a cluster (harness checks a spec's before its cases)
+	"framework/absence",           // observations a run waited for in vain (harness shortens the next cases' waits)
+	"framework/testhook",          // the harness's own tests' fault and pause points (fakewebhook, harness)
+	"framework/kubecompat",        // the code that depends on the pinned Kubernetes minor (contract/fields)
+	"framework/contract/fields",   // the AdmissionRequest/Response field paths a call set (fakewebhook.Call.RequestFields)
+	"framework/contract/celenv",   // the CEL environment's variables and libraries (fields' inventory)
+	"framework/contract/decision", // how each admission field or observation is decided (fields' inventory)
 }
 
 // door is the one public package outside framework/ that may import

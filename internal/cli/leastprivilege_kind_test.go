@@ -26,7 +26,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
-	"github.com/admission-conformance/admission-conformance/framework/access/accesstest"
+	"github.com/admission-conformance/admission-conformance/internal/accesstest"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/results"
