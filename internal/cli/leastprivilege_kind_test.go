@@ -101,6 +101,7 @@ func TestLeastPrivilegeOnKind(t *testing.T) {
 
 	// The admin's run: what every case should be for the user who holds
 	// the printed rights.
+	base := inventory(t, c)
 	adminDir := t.TempDir()
 	started := time.Now()
 	r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--webhook-host", gateway, "--report-dir", adminDir)
@@ -109,6 +110,9 @@ func TestLeastPrivilegeOnKind(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("the admin's run failed: exit %d: %s\n%s%s", r.code, failedCases(adminRes), tail(r.stdout, 5), r.stderr)
 	}
+	// Each run below starts from the cluster as it was: the spec
+	// namespaces of the one before go a moment after it ends.
+	waitUnchanged(t, c, base)
 
 	t.Run("a user bound to exactly the printed rights runs what the admin runs", func(t *testing.T) {
 		user := userKubeconfig(t, c.RESTConfig(), "admission-conformance:exact-rights", needed)

@@ -219,6 +219,9 @@ func (p *parallelRun) close() {
 func (p *parallelRun) run(workers int) (results.Results, error) {
 	startedAt := time.Now().UTC()
 	plan := runner.Plan(&cliT{}, p.runOpts.Selection)
+	if dup := duplicateCase(plan); dup != "" {
+		return results.Results{}, fmt.Errorf("two cases are named %q: each case needs a name of its own (results, reports and compare key on them)", dup)
+	}
 	units := parallel.Units(plan, runner.Selected, p.previous(), runconfig.UsesNodes)
 	if !p.env.ScopedInitializers() {
 		parallel.HoldShared(units, spec.InitializersState)
@@ -411,4 +414,18 @@ func (p *parallelRun) previous() *results.Results {
 		}
 	}
 	return nil
+}
+
+// duplicateCase is the first case of plan whose suite, spec and name
+// another case has too, or "".
+func duplicateCase(plan []results.Spec) string {
+	seen := map[string]bool{}
+	for _, s := range plan {
+		key := s.Suite + "/" + s.ShortName + ": " + s.Name
+		if seen[key] {
+			return key
+		}
+		seen[key] = true
+	}
+	return ""
 }

@@ -682,10 +682,6 @@ var policyConfigCases = []policyCase{
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "example.com/V1", Kind: "ConfigMap"}
 		}),
-	vapCase("a paramKind without kind", "spec.paramKind.kind", "Required value",
-		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
-			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1"}
-		}),
 	vapCase("a paramKind kind starting with a digit", "spec.paramKind.kind", "may have mixed case",
 		func(s *admissionregistrationv1.ValidatingAdmissionPolicySpec) {
 			s.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "9x"}
