@@ -11,6 +11,8 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/conformance"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+
+	"example.com/acme-conformance/acme"
 )
 
 // asMain makes the test binary, re-executed by the tests, the command line:
@@ -22,12 +24,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
 		os.Exit(conformance.Main(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	conformance.TestMain(m)
 }
 
-// acme runs the command line with args in a fresh working dir and TMPDIR,
+// acmeCLI runs the command line with args in a fresh working dir and TMPDIR,
 // and returns its exit code and output.
-func acme(t *testing.T, args ...string) (int, string) {
+func acmeCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -53,7 +55,7 @@ var acmeSpecs = []string{"AcmeAnnotatesConfigMaps", "AcmeDenialEnforcedWithinBou
 
 // TestListShowsTheAcmeSuiteOnly: the binary's specs are those it imports.
 func TestListShowsTheAcmeSuiteOnly(t *testing.T) {
-	code, out := acme(t, "list", "-o", "json")
+	code, out := acmeCLI(t, "list", "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -73,10 +75,10 @@ func TestListShowsTheAcmeSuiteOnly(t *testing.T) {
 func TestCertifyTheAcmeSuiteOnTheEmbeddedCluster(t *testing.T) {
 	keys, reports := t.TempDir(), t.TempDir()
 	key := filepath.Join(keys, "acme.key")
-	if code, _ := acme(t, "certify", "keygen", "--out", key); code != 0 {
+	if code, _ := acmeCLI(t, "certify", "keygen", "--out", key); code != 0 {
 		t.Fatalf("keygen: exit %d", code)
 	}
-	if code, _ := acme(t, "certify", "--suite", "acme", "--sign-key", key, "--report-dir", reports); code != 0 {
+	if code, _ := acmeCLI(t, "certify", "--suite", "acme", "--sign-key", key, "--report-dir", reports); code != 0 {
 		t.Fatalf("certify: exit %d", code)
 	}
 	res, err := results.Read(filepath.Join(reports, results.FileName))
@@ -98,7 +100,22 @@ func TestCertifyTheAcmeSuiteOnTheEmbeddedCluster(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if code, _ := acme(t, "verify", filepath.Join(reports, "certification.tar.gz"), "--key", key+".pub"); code != 0 {
+	if code, _ := acmeCLI(t, "verify", filepath.Join(reports, "certification.tar.gz"), "--key", key+".pub"); code != 0 {
 		t.Errorf("verify: exit %d", code)
+	}
+}
+
+// TestAcmeSuiteUnderGoTest runs the suite without the command line: in this
+// test's process, on an embedded cluster of its own.
+func TestAcmeSuiteUnderGoTest(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("ADMISSION_CONFORMANCE_REPORT_DIR", dir)
+	conformance.RunTest(t, acme.Suite)
+	res, err := results.Read(filepath.Join(dir, results.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Passed != len(acmeSpecs) || res.Summary.Total != len(acmeSpecs) {
+		t.Errorf("summary %+v, want %d passed", res.Summary, len(acmeSpecs))
 	}
 }
