@@ -13,7 +13,7 @@ endif
 endif
 BIN      := _output/run-conformance
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X main.version=$(VERSION)
+LDFLAGS  := -X github.com/admission-conformance/admission-conformance/internal/cli.version=$(VERSION)
 ARTIFACTS ?= _artifacts
 # Every test binary that links the control plane costs a link of ~1 GB of
 # objects; -p 1 keeps two such links from running at once on small machines.
@@ -27,12 +27,12 @@ build:
 conformance: build
 	$(BIN) run --report-dir $(ARTIFACTS)
 
-# The schedule's kept estimates (framework/parallel/estimates.json: how long
+# The schedule's kept estimates (internal/parallel/estimates.json: how long
 # each spec took), from a full default run; a new spec fails the tests
 # (TestEverySpecHasAKeptEstimate) until they are written again.
 estimates: build
 	$(BIN) run --report-dir $(ARTIFACTS)/estimates
-	$(GO) run ./hack/estimates $(ARTIFACTS)/estimates/results.json > framework/parallel/estimates.json
+	$(GO) run ./hack/estimates $(ARTIFACTS)/estimates/results.json > internal/parallel/estimates.json
 
 # The full embedded run on each Kubernetes version (hack/versions), one after
 # another: each builds in its own copy of the repo, moved to the version by
@@ -67,8 +67,13 @@ quiet-runs: build
 
 # The HTML report's browser check leaves its page and screenshot in
 # $(ARTIFACTS)/report-screenshot/ (skipped without chromium).
+# examples/vendor-suite is a module of its own (a vendor's suite written with
+# the public API only, docs/writing-specs.md): its tests build it and run its
+# specs on the embedded cluster, with certify and verify.
+VENDOR_SUITE := examples/vendor-suite
 test:
 	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test $(TEST_FLAGS) ./...
+	cd $(VENDOR_SUITE) && $(GO) test $(TEST_FLAGS) ./...
 
 # The parsers of every user input, fuzzed one target after another for
 # FUZZTIME each (-parallel 1: one fuzzing worker): package:FuzzName. Inputs
@@ -83,18 +88,18 @@ FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS ?= \
 	./framework/bounds:FuzzSet \
 	./framework/results:FuzzRead \
-	./framework/cluster/kubeconfig:FuzzLoadConfig \
-	./framework/incluster:FuzzUnpack \
-	./cmd/run-conformance:FuzzOptionsFile \
+	./internal/provider/kubeconfig:FuzzLoadConfig \
+	./internal/clusterrun:FuzzUnpack \
+	./internal/cli:FuzzOptionsFile \
 	./internal/engine/matrixrun:FuzzMatrixFile \
 	./internal/engine/matrixrun:FuzzTargetFlag \
 	./internal/runconfig:FuzzLabelFilter \
-	./cmd/run-conformance:FuzzFocusSkip \
-	./cmd/run-conformance:FuzzBoundFlag \
+	./internal/cli:FuzzFocusSkip \
+	./internal/cli:FuzzBoundFlag \
 	./internal/runconfig:FuzzEtcdDelay \
 	./internal/runconfig:FuzzRerunFailed \
-	./cmd/run-conformance:FuzzReportResults \
-	./cmd/run-conformance:FuzzCompareResults \
+	./internal/cli:FuzzReportResults \
+	./internal/cli:FuzzCompareResults \
 	./internal/reports:FuzzFetchedResults
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -106,7 +111,7 @@ fuzz:
 	done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./framework/cluster/embedded/
+	$(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m ./internal/provider/embedded/
 
 # The full embedded run one spec after another (--parallel 1), then in
 # parallel (the machine's default --parallel, or BENCH_PARALLEL), one at a
@@ -122,17 +127,18 @@ bench-run: build
 # the screenshot land in $(ARTIFACTS)/report-screenshot/. Without chromium
 # the test is reported as skipped.
 report-screenshot:
-	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test -count=1 -v -run TestReportRendersInChromium ./framework/report/htmlreport/
+	REPORT_SCREENSHOT_DIR=$(abspath $(ARTIFACTS))/report-screenshot $(GO) test -count=1 -v -run TestReportRendersInChromium ./internal/report/htmlreport/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd $(VENDOR_SUITE) && $(GO) vet ./...
 
 clean:
 	rm -rf _output $(ARTIFACTS)
 
-# docs/contract.md is the contract inventory (framework/contract) and the
-# release table (framework/contract/release) rendered as
+# docs/contract.md is the contract inventory (internal/contract) and the
+# release table (internal/contract/release) rendered as
 # `run-conformance list --contract --markdown` prints it; a test fails when
 # it is out of date.
 # The mutation kit (hack/mutants): builds the harness against each mutant of
@@ -209,4 +215,4 @@ test-kind: kind-image
 	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	ADMISSION_CONFORMANCE_KIND_IMAGE=$(KIND_IMAGE) ADMISSION_CONFORMANCE_KIND_TOPOLOGIES=$(KIND_TOPOLOGIES) \
 	ADMISSION_CONFORMANCE_KIND_ARTIFACTS=$(abspath $(ARTIFACTS))/kind \
-		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKindStaticReloadFailsOnANodeThatNeverReloads|TestNodePluginSpecsFailOnABrokenHostOnKind|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestLeastPrivilegeOnKind|TestMatrixOfKindClusters|TestCleanupDeletesKindClustersOfKilledRuns' ./cmd/run-conformance/
+		$(GO) test -count=1 -v -timeout 150m -run 'TestKindRunsAllSuites|TestKindStaticReloadFailsOnANodeThatNeverReloads|TestNodePluginSpecsFailOnABrokenHostOnKind|TestKubeconfigProviderOnKind|TestInClusterOnKind|TestLeastPrivilegeOnKind|TestMatrixOfKindClusters|TestCleanupDeletesKindClustersOfKilledRuns' ./internal/cli/

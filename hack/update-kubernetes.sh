@@ -39,10 +39,12 @@
 #    one template per supported minor, v1_MINOR.go.txt; the one for the
 #    target's minor is installed as framework/kubecompat/kubecompat_generated.go.
 #    A minor without a template is refused: supporting one means adding it.
-# 4. go mod tidy.
+# 4. go mod tidy; then the same block, toolchain and tidy for
+#    examples/vendor-suite's go.mod (a module of its own that links the
+#    control plane through this one).
 # 5. With --decide (hack/update-kubernetes.sh --decide v1.38.0): the release
 #    table of the new pin, derived where it is now linked (go generate
-#    ./framework/contract/release, by hack/release-inventory -decide): every
+#    ./internal/contract/release, by hack/release-inventory -decide): every
 #    gate, plugin and kubelet handler the table does not decide, every entry
 #    it no longer has, and what changed from the previous pin with the
 #    table's decision for each; exit 1 while anything is undecided. This
@@ -148,7 +150,7 @@ awk '/^\/\/ BEGIN kubernetes staging replaces/{b=1; next} /^\/\/ END kubernetes 
 # k8s.io/ktesting). Nothing that imports them can be built; with
 # KUBE_UNSERVED=standin the move goes on with an empty module standing
 # in for each (go.mod only, in $stub_dir), so that what does not import them
-# (the release table: framework/contract/release) builds and tests, and a
+# (the release table: internal/contract/release) builds and tests, and a
 # build that needs one fails naming it. Without it the script refuses.
 stub_dir=_output/kube-stubs
 # shellcheck disable=SC2046
@@ -273,6 +275,32 @@ else
 fi
 if [ -n "$toolchain" ]; then
   go mod edit -toolchain="$toolchain"
+fi
+# 4b. The vendor suite example (examples/vendor-suite: a module of its own
+#    that replaces this one with ../..) links the control plane too, and
+#    replaces apply only in the main module: it gets go.mod's block as it is
+#    now (stand-in paths made relative to it) and the toolchain line; its
+#    requirements are rebuilt from its one direct requirement, on this
+#    module, so tidy takes every other version from this module's graph.
+example=examples/vendor-suite
+if [ -f "$example/go.mod" ]; then
+  sed -n '/^\/\/ BEGIN kubernetes staging replaces/,/^\/\/ END kubernetes staging replaces/p' go.mod |
+    sed "s#=> ./$stub_dir/#=> ../../$stub_dir/#" >"$tmp/example-block"
+  awk -v block="$tmp/example-block" '
+    /^\/\/ BEGIN kubernetes staging replaces/ { while ((getline line < block) > 0) print line; skip = 1; next }
+    skip && /^\/\/ END kubernetes staging replaces/ { skip = 0; next }
+    /^require[ \t]*\($/ { req = 1; next }
+    req { if (/^\)/) req = 0; next }
+    /^require / || /^toolchain / { next }
+    !skip { print }
+  ' "$example/go.mod" | cat -s >"$tmp/example.mod"
+  cat "$tmp/example.mod" >"$example/go.mod"
+  (
+    cd "$example"
+    go mod edit -require=github.com/admission-conformance/admission-conformance@v0.0.0-00010101000000-000000000000
+    if [ -n "$toolchain" ]; then go mod edit -toolchain="$toolchain"; fi
+    if [ -s "$tmp/unserved" ]; then go mod tidy -e 2>/dev/null || true; else go mod tidy; fi
+  )
 fi
 echo "pinned k8s.io/kubernetes $version: $(wc -l <"$tmp/new-staging") staging replaces at $staging${unserved_list:+ (stand-ins: $unserved_list)}, $compat_out from $compat_template${toolchain:+, toolchain $toolchain}"
 

@@ -1,5 +1,7 @@
 // Command run-conformance boots a cluster, installs fake admission plugins
-// and runs the admission conformance specs against it.
+// and runs the admission conformance specs against it (internal/cli is the
+// command line; a vendor's binary with its own specs calls the same
+// conformance.Main).
 //
 // Exit codes: 0 all selected specs passed (compare: no regression), 1 a spec
 // failed (compare: a regression) or the run was interrupted once specs ran,
@@ -8,14 +10,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
-	"github.com/spf13/cobra"
-
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
-	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/conformance"
 
 	// The suites register their specs at init.
 	_ "github.com/admission-conformance/admission-conformance/suites/initializers"
@@ -24,48 +21,4 @@ import (
 	_ "github.com/admission-conformance/admission-conformance/suites/webhooks"
 )
 
-func main() {
-	nodes.RunIfChild() // this binary is also the embedded cluster's nodes
-	os.Exit(run(os.Args[1:]))
-}
-
-func run(args []string) (code int) {
-	// A panic is a bug in the harness; users get one line, not a trace.
-	// (run recovers its own first, to stop the cluster.)
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintln(os.Stderr, "run-conformance: "+exitcode.OneLine(fmt.Sprintf("internal error (a bug in run-conformance): %v", r)))
-			code = exitcode.Usage
-		}
-	}()
-	root := newRootCommand()
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return exitcode.Passed
-	}
-	var ee *exitcode.Error
-	if errors.As(err, &ee) && ee.Code == exitcode.Failed {
-		fmt.Fprintln(os.Stderr, "run-conformance: "+exitcode.OneLine(err.Error()))
-		return exitcode.Failed
-	}
-	fmt.Fprintln(os.Stderr, "run-conformance: "+exitcode.OneLine(err.Error()))
-	return exitcode.Usage
-}
-
-func newRootCommand() *cobra.Command {
-	root := &cobra.Command{
-		Use:           "run-conformance",
-		Short:         "Conformance harness for Kubernetes admission extensions",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	// Flag errors are usage errors: say what is wrong and how to see the flags.
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitcode.Usagef("%v (see '%s --help')", err, c.CommandPath())
-	})
-	root.AddCommand(newRunCommand(), newListCommand(), newVersionCommand(), newCompareCommand(), newReportCommand(), newHollowNodeCommand())
-	root.AddCommand(newCleanupCommand(), newImageCommand(), newRelayCommand(), newResultsCommand(), newMatrixCommand())
-	root.AddCommand(newCertifyCommand(), newVerifyCommand())
-	return root
-}
+func main() { os.Exit(conformance.Main(os.Args[1:])) }

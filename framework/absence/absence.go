@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 )
 
 // Register is one process's side of the run's notes. Notes are files in a

@@ -1,6 +1,6 @@
 // Package access is every right a run holds in a cluster it did not build:
 // the list the kubeconfig provider's preflight checks, the ClusterRole an
-// in-cluster run's service account gets (framework/incluster), and what
+// in-cluster run's service account gets (internal/clusterrun), and what
 // `run --plan` prints. Impersonation is granted by name only, for the
 // identities of framework/identity that the selected specs declare.
 package access

@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
-	"github.com/admission-conformance/admission-conformance/framework/access/accesstest"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/accesstest"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 	// Every spec registers itself: the rights are those of the full selection.
 	_ "github.com/admission-conformance/admission-conformance/suites/initializers"
 	_ "github.com/admission-conformance/admission-conformance/suites/nodeadmit"

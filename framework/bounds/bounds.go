@@ -120,7 +120,7 @@ type Bounds struct {
 	// Report thresholds: they change what a report says, never an outcome.
 
 	// HarnessStarved is how late the harness's own wake-ups (a 20ms tick,
-	// framework/lateness) may come during a case before its failure says the
+	// internal/lateness) may come during a case before its failure says the
 	// machine was busy: a timing bound missed then may say more about the
 	// machine than about the implementation.
 	HarnessStarved Duration `json:"harnessStarved"`

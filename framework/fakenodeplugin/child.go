@@ -1,13 +1,13 @@
 package fakenodeplugin
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -31,9 +31,9 @@ type childConfig struct {
 }
 
 // RunChild plays the fake plugin whose configuration is at path: one
-// admission for a shell plugin, a server until the parent goes for the
-// others.
-func RunChild(path string) error {
+// admission for a shell plugin, a server until parentGone ends (the harness
+// that started it went away) for the others.
+func RunChild(parentGone context.Context, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -44,11 +44,11 @@ func RunChild(path string) error {
 	}
 	switch c.Plugin.Type {
 	case nodeadmission.PluginTypeShell:
-		return serveShell(childproc.ParentGone(), c)
+		return serveShell(parentGone, c)
 	case nodeadmission.PluginTypeGRPC:
-		return serveGRPC(childproc.ParentGone(), c)
+		return serveGRPC(parentGone, c)
 	case nodeadmission.PluginTypeSocket:
-		return serveSocket(childproc.ParentGone(), c)
+		return serveSocket(parentGone, c)
 	}
 	return fmt.Errorf("fake plugin %s: unknown type %q", c.Plugin.Name, c.Plugin.Type)
 }

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
@@ -25,11 +26,20 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "unexpected role %s\n", role)
 			os.Exit(1)
 		}
-		if err := fakenodeplugin.RunChild(config); err != nil {
+		if err := fakenodeplugin.RunChild(childproc.ParentGone(), config); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	// What the harness's binary does (internal/nodeset).
+	fakenodeplugin.StartServer = func(s fakenodeplugin.ServerSpec) (fakenodeplugin.Server, error) {
+		p, err := childproc.Start(childproc.Spec{Name: s.Name, Role: fakenodeplugin.Role, Config: s.Config, Log: s.Log,
+			Prefix: s.Name + ": ", Elsewhere: s.Elsewhere})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	os.Exit(m.Run())
 }
@@ -88,7 +98,7 @@ func TestFakePluginsBehaveAsToldThroughTheReferenceHost(t *testing.T) {
 					}
 				}()
 				cfg := &nodeadmission.PluginConfig{Plugins: []*nodeadmission.AdmissionPlugin{{Name: "fake", Type: typ}}}
-				if err := nodeadmission.WriteConfig(host.ConfigDir, "c.json", cfg); err != nil {
+				if err := writeConfig(host.ConfigDir, "c.json", cfg); err != nil {
 					t.Fatal(err)
 				}
 				// A pod the behaviour does not match is admitted at once.
@@ -124,4 +134,13 @@ func TestFakePluginsBehaveAsToldThroughTheReferenceHost(t *testing.T) {
 			})
 		}
 	}
+}
+
+// writeConfig writes a plugin host configuration file.
+func writeConfig(dir, name string, cfg *nodeadmission.PluginConfig) error {
+	data, err := nodeadmission.EncodeConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o600)
 }

@@ -10,7 +10,7 @@ import (
 	_ "google.golang.org/grpc/encoding/proto" // registers the proto codec
 	"google.golang.org/grpc/mem"
 
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission/pluginapi/v1alpha1"
 )
 

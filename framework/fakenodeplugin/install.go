@@ -13,9 +13,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
-	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -25,8 +24,37 @@ type Installed struct {
 	entry   string
 	state   string
 	journal string
-	proc    *childproc.Process
+	proc    Server
 }
+
+// Server is a fake plugin's server: a process of the harness's own binary.
+type Server interface {
+	// ExitError is why the server ended; nil while it runs.
+	ExitError() error
+	// Stop ends the server (a signal, then a kill after grace) and reaps it.
+	Stop(grace time.Duration) error
+}
+
+// ServerSpec is what starting a fake plugin's server takes.
+type ServerSpec struct {
+	// Name names the server in errors and leads its output lines.
+	Name string
+	// Config is the configuration file the server's RunChild reads.
+	Config string
+	// Elsewhere, if set, makes the command line that runs the server in a
+	// node's container from the environment and arguments it would have
+	// here (cluster.NodeExec.Argv); nil runs it on this host.
+	Elsewhere func(env []string, args ...string) []string
+	// Log receives the server's output.
+	Log io.Writer
+}
+
+// StartServer starts a fake plugin's server: the harness's own binary
+// again, in the child role Role, which runs RunChild on the configuration.
+// The harness sets it when its binary starts (every binary whose main is
+// conformance.Main has it); specs never call it, Install does, and fails
+// while it is nil.
+var StartServer func(ServerSpec) (Server, error)
 
 // Location is where a node's plugins go.
 type Location struct {
@@ -77,14 +105,18 @@ func Install(ctx context.Context, at Location, p Plugin, log io.Writer, timeout,
 	if err := os.WriteFile(config, data, 0o644); err != nil {
 		return nil, err
 	}
-	spec := childproc.Spec{Name: "plugin " + p.Name, Role: Role, Config: config, Log: log, Prefix: "plugin " + p.Name + ": "}
+	if StartServer == nil {
+		return nil, errors.New("fake node plugins: no StartServer in this binary (its main is not conformance.Main)")
+	}
+	spec := ServerSpec{Name: "plugin " + p.Name, Config: config, Log: log}
 	if at.Exec != nil {
 		spec.Elsewhere = at.Exec.Argv
 	}
-	i.proc, err = childproc.Start(spec)
+	proc, err := StartServer(spec)
 	if err != nil {
 		return nil, err
 	}
+	i.proc = proc
 	err = wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(context.Context) (bool, error) {
 		if err := i.proc.ExitError(); err != nil {
 			return false, err

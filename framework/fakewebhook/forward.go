@@ -6,7 +6,7 @@ import (
 	"net"
 	"sync"
 
-	"github.com/admission-conformance/admission-conformance/internal/splice"
+	"github.com/admission-conformance/admission-conformance/framework/splice"
 )
 
 // ExternalIPv4 returns an IPv4 address of this host that is not loopback

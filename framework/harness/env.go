@@ -108,7 +108,9 @@ type Env struct {
 type closer interface{ Close(context.Context) error }
 
 // Boot starts the cluster and the fake webhook server. On failure nothing is
-// left running.
+// left running. It is the engine's (internal/engine, internal/suitetest):
+// a spec never boots, it gets the run's Env through its Framework; a
+// vendor's binary runs through conformance.Main or conformance.RunTest.
 func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if cfg.Logger.GetSink() == nil {
 		cfg.Logger = logr.Discard()

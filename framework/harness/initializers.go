@@ -14,6 +14,8 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/install"
 )
 
@@ -125,7 +127,10 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		// Their controller's own lines (an event not recorded in a
 		// namespace being deleted, ...) are a component's output: klog's,
 		// which a run sends to components.log, not the progress output.
-		Logger: klog.Background().WithName("reference-initializers"),
+		Logger:  klog.Background().WithName("reference-initializers"),
+		Serving: pki.ServingFunc("admission-conformance-initializers"),
+		// The harness's own tests pause a run here (testhook).
+		AfterRBAC: func(ctx context.Context) { testhook.PauseContext(ctx, testhook.ReferenceInstall) },
 	})
 	if err != nil {
 		return fmt.Errorf("%w (to run without them: --reference-initializers=false; if they are installed already, claim --supported-features %s)",

@@ -20,7 +20,7 @@ var impersonates = regexp.MustCompile(`\.Impersonate\s*=|ImpersonationConfig\{`)
 // the users it impersonates.
 var allowed = map[string]bool{
 	"framework/harness/impersonate.go":          true,
-	"framework/parallel/endpoint.go":            true,
+	"internal/parallel/endpoint.go":             true,
 	"reference/initializers/install/objects.go": true,
 }
 

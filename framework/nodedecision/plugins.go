@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/fakenodeplugin"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
@@ -52,7 +53,11 @@ func InstallPlugins(ctx context.Context, f *harness.Framework, node string, plug
 		p.installed[plugin.Name] = inst
 		cfg.Plugins = append(cfg.Plugins, &nodeadmission.AdmissionPlugin{Name: plugin.Name, Type: plugin.Type})
 	}
-	if err := nodeadmission.WriteConfig(host.ConfigDir, configFile, cfg); err != nil {
+	data, err := nodeadmission.EncodeConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(filepath.Join(host.ConfigDir, configFile), data, 0o600); err != nil {
 		return nil, err
 	}
 	ginkgo.DeferCleanup(removeConfig, host.ConfigDir)

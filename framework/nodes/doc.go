@@ -1,9 +1,10 @@
-// Package nodes starts hollow kubelets for the embedded cluster: N nodes,
-// each a child process of the harness's own binary running the real kubelet
-// (framework/nodes/hollow), registered, Ready and warmed up before specs
-// run, and killed before the control plane stops.
+// Package nodes is what node-side specs know of a cluster's nodes: the
+// labels and extended resource every node the harness starts has
+// (ExtendedResource, AppArmorLabel, HollowLabel, LackedFeatures), where a
+// node's KEP-2823 plugin host looks (PluginHost, from a cluster that
+// implements PluginHosts), and a pod's decision by the kubelet it is bound
+// to (CreateAndDecide). framework/nodedecision builds on it.
 //
-// Every binary that starts nodes must call RunIfChild first thing in main
-// (and in TestMain): the nodes are that same binary, re-executed with
-// ADMISSION_CONFORMANCE_CHILD set (see internal/childproc).
+// The harness starts and stops the embedded cluster's hollow kubelets
+// itself (internal/nodeset); specs never start nodes.
 package nodes

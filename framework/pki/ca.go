@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -167,4 +168,26 @@ func newSerial() (*big.Int, error) {
 
 func encodeCert(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// ServingFunc returns a function that makes, for the hosts it is given, a
+// serving certificate signed by a new CA called commonName, and returns it
+// with that CA's certificate (PEM): for a webhook server whose
+// configuration needs a caBundle (reference/initializers/install.Options.Serving).
+func ServingFunc(commonName string) func(hosts []string) (tls.Certificate, []byte, error) {
+	return func(hosts []string) (tls.Certificate, []byte, error) {
+		ca, err := NewCA(commonName)
+		if err != nil {
+			return tls.Certificate{}, nil, err
+		}
+		kp, err := ca.Serving(commonName, hosts...)
+		if err != nil {
+			return tls.Certificate{}, nil, err
+		}
+		cert, err := kp.TLSCertificate()
+		if err != nil {
+			return tls.Certificate{}, nil, err
+		}
+		return cert, ca.CertPEM(), nil
+	}
 }

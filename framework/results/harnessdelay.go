@@ -8,7 +8,7 @@ import (
 
 // HarnessDelayEntry is the name of the Ginkgo report entries that carry a
 // case's harness delay: the latest the harness's own wake-ups came during
-// the case, in milliseconds (framework/lateness).
+// the case, in milliseconds (internal/lateness).
 const HarnessDelayEntry = "harness-delay"
 
 // StarvedPrefix starts the sentence a failed case's message gets when the

@@ -68,7 +68,7 @@ type Spec struct {
 	// Journal is what the fake webhooks saw, attached to failed cases.
 	Journal *JournalExcerpt `json:"journal,omitempty"`
 	// HarnessDelayMs is how late, at most, the harness's own wake-ups came
-	// while the case ran (framework/lateness), in milliseconds: a busy
+	// while the case ran (internal/lateness), in milliseconds: a busy
 	// machine shows here, whatever the implementation does. Absent for
 	// cases that did not run, and from older harnesses.
 	HarnessDelayMs *float64 `json:"harnessDelayMs,omitempty"`

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 )
 
 // FuzzRead: a results.json as report, compare, run --rerun-failed and an
 // in-cluster run's --history read it (results.Read, directly or through
-// framework/report/history). What reads renders as text, summarizes, and
+// internal/report/history). What reads renders as text, summarizes, and
 // writes and reads back the same.
 func FuzzRead(f *testing.F) {
 	full := reporttest.Results(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC), 1)

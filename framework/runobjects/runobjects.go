@@ -2,8 +2,8 @@
 // creates and labels with its run ID: what the sweep deletes, what
 // `cleanup` looks for and reports, and what the preflight checks a user may
 // manage. Namespaced objects go with their namespaces. The reference
-// initializers install kinds of their own, listed here too
-// (ReferenceInitializerKinds), which their sweep deletes.
+// initializers install kinds of their own, which their sweep deletes: their
+// install package lists them, and ReferenceInitializerKinds gives them here.
 package runobjects
 
 import (
@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/admission-conformance/admission-conformance/reference/initializers/api/v1alpha1"
+	"github.com/admission-conformance/admission-conformance/reference/initializers/install"
 )
 
 // Kind is one cluster-level kind a run creates.
@@ -39,27 +39,16 @@ var kinds = []Kind{
 	{Namespaces, "namespaces"},
 }
 
-// referenceKinds are the cluster-level kinds the reference initializers'
-// installation creates and labels, in the order their sweep deletes them
-// (reference/initializers/install.Sweep): the configurations first, RBAC
-// last; their namespace, one of a fixed name, goes after them.
-var referenceKinds = []Kind{
-	{v1alpha1.GroupVersionResource, "initializer configurations"},
-	{admission("mutatingwebhookconfigurations"), "mutating webhook configurations"},
-	{admission("validatingadmissionpolicybindings"), "validating admission policy bindings"},
-	{admission("validatingadmissionpolicies"), "validating admission policies"},
-	{CustomResourceDefinitions, "custom resource definitions"},
-	{rbac("clusterrolebindings"), "cluster role bindings"},
-	{rbac("clusterroles"), "cluster roles"},
-}
-
 // ReferenceInitializerKinds returns the kinds the reference initializers
-// install, in the order their sweep deletes them. Only a run that
+// install, in the order their sweep deletes them
+// (reference/initializers/install.Kinds, the one list). Only a run that
 // installed them sweeps them (it alone holds the rights to).
-func ReferenceInitializerKinds() []Kind { return slices.Clone(referenceKinds) }
-
-func rbac(resource string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: resource}
+func ReferenceInitializerKinds() []Kind {
+	var out []Kind
+	for _, k := range install.Kinds() {
+		out = append(out, Kind{Resource: k.Resource, What: k.What})
+	}
+	return out
 }
 
 // CustomResourceGroup is the API group of the custom resources a run

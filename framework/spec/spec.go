@@ -6,6 +6,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,11 +42,47 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("unknown profile %q: use core, extended or reference", s)
 }
 
-// Suites lists the suite names in run order.
-var Suites = []string{"ordering", "webhooks", "initializers", "nodeadmit"}
+// BuiltinSuites are the project's own suites (suites/), in run order.
+var BuiltinSuites = []string{"ordering", "webhooks", "initializers", "nodeadmit"}
+
+// Suites lists the suite names in run order: the project's own, then those
+// a binary registered with RegisterSuite, in the order they registered.
+// Read it after main starts; RegisterSuite is its only writer.
+var Suites = slices.Clone(BuiltinSuites)
+
+var suiteName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,19}$`)
+
+// RegisterSuite adds a suite of one's own (a vendor's specs, run by a binary
+// that calls conformance.Main) after the project's suites, and returns its
+// name, so the specs' metadata can name it:
+//
+//	var acmeSuite = spec.RegisterSuite("acme")
+//
+//	var denies = spec.Spec{ShortName: "AcmeDeniesForbidden", Suite: acmeSuite, ...}
+//
+// Call it in a package-level variable's initializer, as above, so it runs
+// before the specs that name the suite register (Go initializes a
+// package's variables in dependency order, before its init functions).
+// It panics if the name is not lower-case letters, digits and dashes (at
+// most 20, led by a letter), is "harness" (the run's own entries) or is
+// taken.
+func RegisterSuite(name string) string {
+	if !suiteName.MatchString(name) || name == "harness" {
+		panic(fmt.Sprintf("suite %q: a suite name is lower-case letters, digits and dashes, at most 20, led by a letter, and not \"harness\"", name))
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if slices.Contains(Suites, name) {
+		panic(fmt.Sprintf("suite %s registered twice", name))
+	}
+	Suites = append(Suites, name)
+	return name
+}
 
 // ParseSuite validates user input.
 func ParseSuite(s string) (string, error) {
+	registry.Lock()
+	defer registry.Unlock()
 	for _, known := range Suites {
 		if known == s {
 			return s, nil
@@ -59,7 +96,8 @@ type Spec struct {
 	// ShortName is unique across all suites, CamelCase, and is the name
 	// reports use.
 	ShortName string
-	// Suite is one of Suites.
+	// Suite is one of Suites: one of the project's or one registered with
+	// RegisterSuite.
 	Suite string
 	// Description says in one sentence what the spec checks.
 	Description string

@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // Suffix is the name suffix every static configuration must have, and that

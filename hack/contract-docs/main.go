@@ -1,5 +1,5 @@
 // Command contract-docs writes docs/contract.md from the contract inventory
-// (framework/contract) and the release table (framework/contract/release),
+// (internal/contract) and the release table (internal/contract/release),
 // exactly as `run-conformance list --contract --markdown` prints it, without
 // linking the control plane (only Kubernetes' feature gates and admission
 // plugins). Run it through `make contract-docs`.
@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract"
-	"github.com/admission-conformance/admission-conformance/framework/contract/release"
+	"github.com/admission-conformance/admission-conformance/internal/contract"
+	"github.com/admission-conformance/admission-conformance/internal/contract/release"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import "strings"
 // CEL admission, the manifest loaders, metrics), the validation of the
 // admission configuration API, the kube-apiserver admission plugins that act
 // on pods, and the kubelet's pod admit handlers (the packages of the chain
-// NewMainKubelet builds: framework/contract/release lists it). Packages a
+// NewMainKubelet builds: internal/contract/release lists it). Packages a
 // binary does not link are left out by the go command; the rest appear in
 // the profile even when nothing ran them.
 var Packages = []string{

@@ -1,7 +1,7 @@
 // Command estimates writes the schedule's kept estimates
-// (framework/parallel/estimates.json) from a full default run's results:
+// (internal/parallel/estimates.json) from a full default run's results:
 //
-//	go run ./hack/estimates RESULTS.json > framework/parallel/estimates.json
+//	go run ./hack/estimates RESULTS.json > internal/parallel/estimates.json
 //
 // (make estimates runs the full run and this.)
 package main
@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
 )
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: estimates RESULTS.json > framework/parallel/estimates.json")
+		fmt.Fprintln(os.Stderr, "usage: estimates RESULTS.json > internal/parallel/estimates.json")
 		os.Exit(2)
 	}
 	res, err := results.Read(os.Args[1])

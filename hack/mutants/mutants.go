@@ -21,7 +21,7 @@ import (
 type Mutant struct {
 	// Name is unique across all files, lower-case words joined by dashes.
 	Name string `json:"name"`
-	// Clause is the contract clause (framework/contract) the fault breaks.
+	// Clause is the contract clause (internal/contract) the fault breaks.
 	Clause string `json:"clause"`
 	// Breaks says in one line what goes wrong, for the table.
 	Breaks string `json:"breaks"`

@@ -1,11 +1,11 @@
 // Command release-inventory derives, from the pinned Kubernetes sources in
-// the Go module cache, what the release guard (framework/contract/release)
+// the Go module cache, what the release guard (internal/contract/release)
 // cannot ask the linked code: the kubelet's pod admit chain and the feature
 // gates admission code reads. It writes
-// framework/contract/release/zz_generated_pinned.go, and the pinned
+// internal/contract/release/zz_generated_pinned.go, and the pinned
 // version's whole inventory (linked registries and derived chain) as
-// framework/contract/release/inventories/VERSION.json; run it through
-// `go generate ./framework/contract/release` after moving the pin (a test
+// internal/contract/release/inventories/VERSION.json; run it through
+// `go generate ./internal/contract/release` after moving the pin (a test
 // fails until you do).
 //
 // With -decide (hack/update-kubernetes.sh --decide runs it after the move)
@@ -22,12 +22,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/release"
+	"github.com/admission-conformance/admission-conformance/internal/contract/release"
 )
 
 func main() {
-	out := flag.String("o", "framework/contract/release/"+release.GeneratedFile, "the file to write")
-	stored := flag.String("stored", "framework/contract/release", "write the inventory to DIR/"+release.InventoryDir+"/VERSION.json too (empty: not)")
+	out := flag.String("o", "internal/contract/release/"+release.GeneratedFile, "the file to write")
+	stored := flag.String("stored", "internal/contract/release", "write the inventory to DIR/"+release.InventoryDir+"/VERSION.json too (empty: not)")
 	decide := flag.Bool("decide", false, "then print what the release table must decide for the linked version (exit 1 while anything is undecided)")
 	flag.Parse()
 	if flag.NArg() > 0 {

@@ -18,14 +18,14 @@
 // stand-in, the release table is still checked, and the build that needs
 // the module fails naming it. Before the build, each version's release
 // table is checked where that version is linked: `go generate
-// ./framework/contract/release` derives its inventory and the release
+// ./internal/contract/release` derives its inventory and the release
 // tests run there (every item decided, 0 unknown); the derived inventory
 // is left in ARTIFACTS/VERSION/release-inventory.json, and a version whose
-// kept inventory (framework/contract/release/inventories/VERSION.json) is
+// kept inventory (internal/contract/release/inventories/VERSION.json) is
 // missing or differs says so. Then it writes ARTIFACTS/matrix.txt,
 // matrix.json and matrix.html: every spec case's state and every measurement
 // per version side by side (the matrix command's matrix.json and
-// matrix.html, framework/report/matrix). `make conformance-versions`
+// matrix.html, internal/report/matrix). `make conformance-versions`
 // builds and runs it.
 //
 // Exit codes: 0 every version's run passed, 1 a case failed on some version,
@@ -50,10 +50,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/compare"
-	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/hack/workcopy"
+	"github.com/admission-conformance/admission-conformance/internal/report/compare"
+	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
 )
 
 // DefaultVersions are the releases the harness supports, one per minor.
@@ -337,7 +337,7 @@ func oneVersion(ctx context.Context, o options, v, prefix string, log logger) Ou
 	step = time.Now()
 	log.printf("%s: building run-conformance (log: %s)", prefix, filepath.Join(dir, "build.log"))
 	stopBeat = heartbeat(log, prefix+": still building", step)
-	err = command(ctx, src, filepath.Join(dir, "build.log"), withEnv(env), "go", "build", "-ldflags", "-X main.version="+o.harnessVersion, "-o", bin, "./cmd/run-conformance")
+	err = command(ctx, src, filepath.Join(dir, "build.log"), withEnv(env), "go", "build", "-ldflags", "-X github.com/admission-conformance/admission-conformance/internal/cli.version="+o.harnessVersion, "-o", bin, "./cmd/run-conformance")
 	stopBeat()
 	oc.BuildSeconds = time.Since(step).Seconds()
 	if err != nil {
@@ -590,7 +590,7 @@ func standIns(dir, src string) string {
 // and runs the release table's tests there; it says what came of it.
 func releaseTable(ctx context.Context, o options, src, dir, v string, env []string) string {
 	logPath := filepath.Join(dir, "release-table.log")
-	if err := command(ctx, src, filepath.Join(dir, "release-generate.log"), withEnv(env), "go", "generate", "./framework/contract/release"); err != nil {
+	if err := command(ctx, src, filepath.Join(dir, "release-generate.log"), withEnv(env), "go", "generate", "./internal/contract/release"); err != nil {
 		return "could not derive the inventory: " + err.Error()
 	}
 	derived := filepath.Join(src, "framework", "contract", "release", "inventories", v+".json")
@@ -600,13 +600,13 @@ func releaseTable(ctx context.Context, o options, src, dir, v string, env []stri
 		kept, kerr := os.ReadFile(filepath.Join(o.repo, "framework", "contract", "release", "inventories", v+".json"))
 		switch {
 		case kerr != nil:
-			note = fmt.Sprintf("; not kept yet: cp %s framework/contract/release/inventories/", filepath.Join(o.artifacts, v, "release-inventory.json"))
+			note = fmt.Sprintf("; not kept yet: cp %s internal/contract/release/inventories/", filepath.Join(o.artifacts, v, "release-inventory.json"))
 		case string(kept) != string(data):
-			note = fmt.Sprintf("; the kept inventory differs: cp %s framework/contract/release/inventories/%s.json", filepath.Join(o.artifacts, v, "release-inventory.json"), v)
+			note = fmt.Sprintf("; the kept inventory differs: cp %s internal/contract/release/inventories/%s.json", filepath.Join(o.artifacts, v, "release-inventory.json"), v)
 		}
 	}
 	err := command(ctx, src, logPath, withEnv(env), "go", "test", "-count=1", "-v",
-		"-run", "^(TestPinnedInventoryIsDecided|TestTableClausesExist|TestTableEntriesAreValid|TestStoredInventoriesAreDecided)$", "./framework/contract/release")
+		"-run", "^(TestPinnedInventoryIsDecided|TestTableClausesExist|TestTableEntriesAreValid|TestStoredInventoriesAreDecided)$", "./internal/contract/release")
 	out, _ := os.ReadFile(logPath)
 	summary := ""
 	for _, line := range strings.Split(string(out), "\n") {
@@ -669,7 +669,7 @@ func pinnedVersion(gomod string) (string, error) {
 // writeMatrix writes ARTIFACTS/matrix.{txt,json,html} and returns the text
 // and the matrix's exit code (2 if a version gave no verdict, 1 if a case
 // failed, else 0: the matrix command's rule). matrix.json and matrix.html
-// are the matrix command's (framework/report/matrix): a version is a
+// are the matrix command's (internal/report/matrix): a version is a
 // target, its steps' times and error included.
 func writeMatrix(o options, outcomes []Outcome, started time.Time) (string, int, error) {
 	inputs := make([]matrix.Input, len(outcomes))

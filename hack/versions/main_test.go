@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/matrix"
-	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
+	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 )
 
 func TestSplitWords(t *testing.T) {

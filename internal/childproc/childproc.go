@@ -16,7 +16,7 @@
 //	ADMISSION_CONFORMANCE_CHILD_CONFIG  a file with the role's configuration
 //
 // so every binary that can start children must, first thing in main (and in
-// TestMain for test binaries), call nodes.RunIfChild, which runs the role and
+// TestMain for test binaries), call nodeset.RunIfChild (conformance.Main does), which runs the role and
 // exits when these are set and returns otherwise.
 //
 // A long-lived child gets a pipe on stdin that the parent never writes: when
@@ -54,7 +54,7 @@ func Take() (role, config string, ok bool) {
 // errIsChild refuses to start children from a child whose binary did not
 // call RunIfChild: such a child would run the harness again, and start
 // children of its own.
-var errIsChild = errors.New("this process is a harness child whose binary does not call nodes.RunIfChild() first in main/TestMain")
+var errIsChild = errors.New("this process is a harness child whose binary does not call nodeset.RunIfChild() first in main/TestMain")
 
 // checkNotChild fails in a process that was started as a child but is not
 // running its role.

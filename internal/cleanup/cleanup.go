@@ -21,15 +21,15 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/framework/runobjects"
 	"github.com/admission-conformance/admission-conformance/internal/check"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 
 // Options are `cleanup`'s flags.
@@ -123,12 +123,12 @@ func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID st
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
-	runs, err := incluster.List(ctx, kc, runID)
+	runs, err := clusterrun.List(ctx, kc, runID)
 	if err != nil {
 		return exitcode.Usagef("cluster at %s: %v", cfg.Host, exitcode.OneLine(err.Error()))
 	}
 	live := map[string]bool{}
-	var gone []incluster.Status
+	var gone []clusterrun.Status
 	for _, r := range runs {
 		if runID == "" && r.Running {
 			live[r.ID] = true
@@ -147,7 +147,7 @@ func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID st
 		return exitcode.Usagef("cluster at %s: %v", cfg.Host, exitcode.OneLine(err.Error()))
 	}
 	if len(found) == 0 && len(gone) == 0 {
-		fmt.Fprintf(out, "nothing labelled %s or %s in the cluster at %s\n", selector, strings.Replace(selector, harness.RunLabel, incluster.RunLabel, 1), cfg.Host)
+		fmt.Fprintf(out, "nothing labelled %s or %s in the cluster at %s\n", selector, strings.Replace(selector, harness.RunLabel, clusterrun.RunLabel, 1), cfg.Host)
 		return nil
 	}
 	removed := 0
@@ -156,7 +156,7 @@ func sweepCluster(ctx context.Context, out io.Writer, cfg *rest.Config, runID st
 			fmt.Fprintf(out, "deleting %s (in-cluster run %s)\n", obj, r.ID)
 		}
 		removed += len(r.Objects)
-		if err := incluster.Delete(ctx, kc, r.ID, r.Namespace, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard()); err != nil {
+		if err := clusterrun.Delete(ctx, kc, r.ID, r.Namespace, func(ctx context.Context, id string) error { return harness.Sweep(ctx, cfg, id) }, logr.Discard()); err != nil {
 			return exitcode.Usagef("in-cluster run %s: %v", r.ID, exitcode.OneLine(err.Error()))
 		}
 	}

@@ -11,14 +11,14 @@ import (
 	"path/filepath"
 	"runtime/debug"
 
-	"github.com/admission-conformance/admission-conformance/framework/certify"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/report"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
-	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/certify"
 	"github.com/admission-conformance/admission-conformance/internal/check"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/report"
+	"github.com/admission-conformance/admission-conformance/internal/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 	"github.com/admission-conformance/admission-conformance/internal/reports"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )

@@ -13,20 +13,20 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
-	"github.com/admission-conformance/admission-conformance/framework/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/framework/quiet"
-	"github.com/admission-conformance/admission-conformance/framework/report/history"
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
+	"github.com/admission-conformance/admission-conformance/internal/parallel/attached"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
+	"github.com/admission-conformance/admission-conformance/internal/report/history"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 )
 
 // A parallel run (--parallel N, N > 1) boots the cluster in this process as

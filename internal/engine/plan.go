@@ -5,10 +5,10 @@ import (
 	"io"
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 
@@ -31,7 +31,7 @@ func Plan(out io.Writer, o runconfig.Config) error {
 		fmt.Fprintf(out, "--in-cluster --service-account %s: bind the rights below to that account (it gets nothing from the run; "+
 			"a spec needing a right it lacks is reported not supported, a right every run needs missing fails the preflight); "+
 			"you need only what the client itself does:\n", o.ServiceAccount)
-		for _, a := range incluster.AccountClientAccess() {
+		for _, a := range clusterrun.AccountClientAccess() {
 			where := "cluster-wide"
 			if a.Namespaced {
 				where = "in the account's namespace"
@@ -41,7 +41,7 @@ func Plan(out io.Writer, o runconfig.Config) error {
 	case o.InCluster:
 		fmt.Fprintln(out, "--in-cluster: the run's service account gets the rights below (and the optional ones you hold); "+
 			"you need them all, plus what the client itself does:")
-		for _, a := range incluster.ClientAccess() {
+		for _, a := range clusterrun.ClientAccess() {
 			fmt.Fprintf(out, "  %s (in the run's namespace or cluster-wide)\n", a)
 		}
 	}

@@ -12,12 +12,12 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
-	"github.com/admission-conformance/admission-conformance/framework/parallel/attached"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
+	"github.com/admission-conformance/admission-conformance/internal/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 
 // A parallel embedded run starts its propagation planes (see

@@ -5,9 +5,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 )
 
 // --repeat N runs each selected case N times against the same cluster

@@ -25,21 +25,21 @@ import (
 	"github.com/go-logr/logr/funcr"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/logs"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/internal/engine/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/logs"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/internal/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/internal/reports"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 )
 
 // Run is `run` once its configuration is loaded and valid: an in-cluster

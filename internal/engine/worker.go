@@ -8,14 +8,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
-	"github.com/admission-conformance/admission-conformance/framework/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
+	"github.com/admission-conformance/admission-conformance/internal/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 )
 
 // runAsWorker is a worker of a parallel run (parallel.go): `run --options

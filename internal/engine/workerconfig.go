@@ -3,7 +3,7 @@ package engine
 import (
 	"os"
 
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 

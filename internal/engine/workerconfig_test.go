@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 	_ "github.com/admission-conformance/admission-conformance/suites/ordering" // specs to select
 )
 

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/parallel"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/parallel"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 

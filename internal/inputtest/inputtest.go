@@ -16,9 +16,9 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 

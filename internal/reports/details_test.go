@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report"
-	"github.com/admission-conformance/admission-conformance/framework/report/reporttest"
+	"github.com/admission-conformance/admission-conformance/internal/report"
+	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 )
 
 // run.log tells a failure's story with how late the harness's own wake-ups

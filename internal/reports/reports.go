@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/report"
-	"github.com/admission-conformance/admission-conformance/framework/report/history"
-	"github.com/admission-conformance/admission-conformance/framework/report/htmlreport"
-	"github.com/admission-conformance/admission-conformance/framework/report/junit"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/report"
+	"github.com/admission-conformance/admission-conformance/internal/report/history"
+	"github.com/admission-conformance/admission-conformance/internal/report/htmlreport"
+	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 )
 
 // Files are what every run leaves in its report dir, besides

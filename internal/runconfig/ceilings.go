@@ -3,15 +3,15 @@ package runconfig
 import (
 	"fmt"
 
-	"github.com/admission-conformance/admission-conformance/framework/ceilings"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
+	"github.com/admission-conformance/admission-conformance/internal/ceilings"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
 )
 
 // Every count a user gives (run's --apiservers, --nodes, --parallel and
 // --kind-topology; matrix's --parallel) is checked against what this
-// machine holds (framework/ceilings) before anything starts; --no-ceilings
+// machine holds (internal/ceilings) before anything starts; --no-ceilings
 // (options file: noCeilings) skips the check.
 
 // NoCeilingsFlag skips the checks against this machine.

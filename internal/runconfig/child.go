@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 )
 
 // A parallel run's workers and an in-cluster run's pod are runs of this
@@ -37,10 +37,10 @@ type WorkerRole struct {
 	// ParentPID is the parallel run's process, which started the worker.
 	ParentPID int `json:"parentPID"`
 	// Attach is the file describing the parent's cluster
-	// (framework/parallel.Attach).
+	// (internal/parallel.Attach).
 	Attach string `json:"attach"`
 	// NodeSlot is the node the worker's spec holds
-	// (framework/parallel.Unit.NodeSlot).
+	// (internal/parallel.Unit.NodeSlot).
 	NodeSlot int `json:"nodeSlot,omitempty"`
 	// Repetition is the repetition of a run with --repeat the worker runs
 	// (1-based; 0: not repeated).
@@ -62,7 +62,7 @@ type PlaneRole struct {
 // PodRole makes a run an in-cluster run's pod: a kubeconfig-provider run
 // with the pod's in-cluster credentials, serving its fake webhooks behind
 // the run's Service and publishing its reports to the run's namespace
-// (framework/incluster.PodRole).
+// (internal/clusterrun.PodRole).
 type PodRole struct {
 	RunID            string   `json:"runID"`
 	WebhookListen    string   `json:"webhookListen"`

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 )
 
@@ -17,7 +17,7 @@ func podChild() Config {
 	c := Default()
 	c.Provider = "kubeconfig"
 	c.Child = &Child{Pod: &PodRole{RunID: "1a2b3c4d", WebhookListen: ":8443", WebhookAdvertise: "10.96.0.10:443",
-		WebhookNames: []string{"webhooks.ns.svc"}, PublishResults: incluster.NamePrefix + "1a2b3c4d"}}
+		WebhookNames: []string{"webhooks.ns.svc"}, PublishResults: clusterrun.NamePrefix + "1a2b3c4d"}}
 	return c
 }
 
@@ -124,7 +124,7 @@ func TestChildSectionOnlyFromItsParent(t *testing.T) {
 	if err := pod.checkFromParent(false, nsFile); err == nil {
 		t.Error("a pod in another namespace accepted")
 	}
-	if err := os.WriteFile(nsFile, []byte(incluster.NamePrefix+"1a2b3c4d"), 0o600); err != nil {
+	if err := os.WriteFile(nsFile, []byte(clusterrun.NamePrefix+"1a2b3c4d"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := pod.checkFromParent(false, nsFile); err != nil {

@@ -14,15 +14,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/report"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/check"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
+	"github.com/admission-conformance/admission-conformance/internal/report"
 )
 
 // Config is everything `run` takes. An options file (YAML, these field

@@ -1,8 +1,8 @@
 package runconfig
 
 import (
-	"github.com/admission-conformance/admission-conformance/framework/report"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/report"
 )
 
 // ImplementationOrNil validates what the user stated; nothing stated is

@@ -7,11 +7,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
-	"github.com/admission-conformance/admission-conformance/framework/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/check"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )
 
 // In-cluster mode (--in-cluster): the client creates the run's objects in
@@ -27,7 +27,7 @@ type InClusterOptions struct {
 	ImageArchive string `json:"imageArchive,omitempty"`
 	// ServiceAccount is NAMESPACE/NAME of an existing service account the
 	// run's pod runs as: no ServiceAccount, ClusterRole or binding is
-	// created (framework/incluster.WithServiceAccount).
+	// created (internal/clusterrun.WithServiceAccount).
 	ServiceAccount string `json:"serviceAccount,omitempty"`
 }
 
@@ -41,7 +41,7 @@ func (o *Config) validateInCluster() error {
 		return nil
 	}
 	if ic.ServiceAccount != "" {
-		if _, err := incluster.ParseAccount(ic.ServiceAccount); err != nil {
+		if _, err := clusterrun.ParseAccount(ic.ServiceAccount); err != nil {
 			return exitcode.Usagef("--service-account %v", err)
 		}
 	}
@@ -83,7 +83,7 @@ func (o *Config) validatePod() error {
 	if o.InCluster || o.Provider != kubeconfig.Name {
 		return exitcode.Usagef("%s.pod is the in-cluster pod's own: it goes with provider kubeconfig, without inCluster", ChildSection)
 	}
-	if err := incluster.CheckRunID(p.RunID); err != nil {
+	if err := clusterrun.CheckRunID(p.RunID); err != nil {
 		return exitcode.Usagef("%s.pod.runID: %v", ChildSection, err)
 	}
 	if p.WebhookListen == "" || p.WebhookAdvertise == "" {

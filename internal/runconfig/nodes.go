@@ -3,13 +3,13 @@ package runconfig
 import (
 	"slices"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
 	"github.com/admission-conformance/admission-conformance/framework/features"
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
-	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset/hollow"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
 )
 
 // The values of the hidden --node-fault flag: deliberately broken nodes the
@@ -49,14 +49,14 @@ func (o *Config) validateNodes() error {
 // KindPluginHost is the kind nodes' plugin host: the default, or broken as
 // --node-fault says.
 func (o *Config) KindPluginHost() kind.PluginHost {
-	return kind.PluginHost{Off: o.NodeFault == faultNoPluginHost, Timeout: nodes.DefaultSpec().PluginTimeout,
+	return kind.PluginHost{Off: o.NodeFault == faultNoPluginHost, Timeout: nodeset.DefaultSpec().PluginTimeout,
 		FailOpen: o.NodeFault == faultPluginsFailOpen, RejectLate: o.NodeFault == faultPluginsRejectLate,
 		IgnoreRejections: o.NodeFault == faultPluginsIgnoreRejections}
 }
 
 // NodeSpec is the shape of the embedded cluster's nodes (validated first).
-func (o *Config) NodeSpec() nodes.Spec {
-	s := nodes.DefaultSpec()
+func (o *Config) NodeSpec() nodeset.Spec {
+	s := nodeset.DefaultSpec()
 	switch o.NodeFault {
 	case faultNoPredicates, faultReasonsDiffer:
 		s.Broken = hollow.Broken(o.NodeFault)

@@ -17,7 +17,7 @@ import (
 
 // The fuzz targets of the run configuration's own parsers; the options
 // file and the flags are fuzzed where `run` reads them
-// (cmd/run-conformance).
+// (internal/cli).
 
 // validated is c validated as `run` validates its configuration once the
 // flags and the options file are read.

@@ -3,10 +3,10 @@ package runconfig
 import (
 	"slices"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/embedded"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/quiet"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 )
 
 // NoPropagationPlaneFlag runs the propagation specs on the run's one

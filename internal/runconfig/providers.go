@@ -5,10 +5,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/internal/check"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )
 
 // validateProviderFlags rejects the kind and kubeconfig providers' own flags

@@ -4,10 +4,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/history"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/report/history"
 )
 
 // rerunFilter reads an earlier run and returns the Ginkgo label filter that

@@ -5,8 +5,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 )
 
 // selects is the selection's test of a spec (suites, profiles, label

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/admission-conformance/admission-conformance/framework/image"
+	"github.com/admission-conformance/admission-conformance/internal/image"
 )
 
 // DefaultRef is the name the harness image of version gets unless the

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // PluginType says how the host talks to a plugin (seed 004).
@@ -106,16 +104,13 @@ func LoadConfig(dir string) (*PluginConfig, string, error) {
 	return &cfg, path, nil
 }
 
-// WriteConfig writes cfg into dir as name atomically (a temporary file
-// renamed over the target), so a host reading concurrently sees the old or
-// the new configuration, never half of one.
-func WriteConfig(dir, name string, cfg *PluginConfig) error {
+// EncodeConfig validates cfg and returns it as a file of the host's
+// configuration directory holds it. Its writer replaces the file in one
+// step (a temporary file renamed over the target), so a host reading
+// concurrently sees the old or the new configuration, never half of one.
+func EncodeConfig(cfg *PluginConfig) ([]byte, error) {
 	if err := cfg.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	data, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, name), data, 0o600)
+	return json.MarshalIndent(cfg, "", "  ")
 }

@@ -33,7 +33,17 @@ func newHost(t *testing.T) *Host {
 
 func configure(t *testing.T, h *Host, plugins ...*AdmissionPlugin) {
 	t.Helper()
-	if err := WriteConfig(h.ConfigDir, "plugins.json", &PluginConfig{Name: "test", Version: "0.1", Plugins: plugins}); err != nil {
+	data, err := EncodeConfig(&PluginConfig{Name: "test", Version: "0.1", Plugins: plugins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whole or not at all, as the harness writes it: a temporary file
+	// renamed into place.
+	tmp := filepath.Join(h.ConfigDir, ".plugins.json.tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(h.ConfigDir, "plugins.json")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -289,7 +299,11 @@ func TestHostConfigRoundTrip(t *testing.T) {
 		t.Errorf("no file: %v, want ErrNoHostConfig", err)
 	}
 	c := HostConfig{ConfigDir: "/c", PluginDir: "/p", Timeout: "250ms", FailOpen: true}
-	if err := WriteHostConfig(dir, c); err != nil {
+	data, err := EncodeHostConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, HostConfigFile), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadHostConfig(dir)

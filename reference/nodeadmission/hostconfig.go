@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
 )
 
 // HostConfigDir is where a kubelet built with this host (the kind node
@@ -50,14 +48,15 @@ func (c HostConfig) Host() (*Host, error) {
 	return h, nil
 }
 
-// WriteHostConfig writes c as dir's HostConfigFile, atomically (a kubelet
-// may be reading it).
-func WriteHostConfig(dir string, c HostConfig) error {
+// EncodeHostConfig is c as dir's HostConfigFile holds it. Its writer
+// replaces the file in one step (a temporary file renamed into place): a
+// kubelet may be reading it.
+func EncodeHostConfig(c HostConfig) ([]byte, error) {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return atomicfile.Write(filepath.Join(dir, HostConfigFile), append(data, '\n'), 0o644)
+	return append(data, '\n'), nil
 }
 
 // ErrNoHostConfig is ReadHostConfig's error when dir has no HostConfigFile.
@@ -92,13 +91,14 @@ type Ready struct {
 	Version string `json:"version"`
 }
 
-// WriteReady writes r as dir's ReadyFile.
-func WriteReady(dir string, r Ready) error {
+// EncodeReady is r as dir's ReadyFile holds it; its writer replaces the
+// file in one step, like the host configuration's.
+func EncodeReady(r Ready) ([]byte, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return atomicfile.Write(filepath.Join(dir, ReadyFile), append(data, '\n'), 0o644)
+	return append(data, '\n'), nil
 }
 
 // ReadReady reads dir's ReadyFile; os.ErrNotExist until a kubelet wrote it.

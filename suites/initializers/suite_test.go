@@ -4,13 +4,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
-	"github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
+	"github.com/admission-conformance/admission-conformance/internal/suitetest"
 )
 
 // TestMain lets this test binary be its own hollow nodes.
 func TestMain(m *testing.M) {
-	nodes.RunIfChild()
+	nodeset.RunIfChild()
 	os.Exit(m.Run())
 }
 

@@ -3,7 +3,7 @@ package ordering
 import (
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
+	"github.com/admission-conformance/admission-conformance/internal/suitetest"
 )
 
 // TestOrdering runs this suite's specs on an embedded cluster of its own, or

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract"
+	"github.com/admission-conformance/admission-conformance/internal/contract"
 )
 
 // TestEveryFieldIsDecided is the guard: a field path of the pinned types

@@ -8,8 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
-	clusterrun "github.com/admission-conformance/admission-conformance/framework/incluster"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )
 
 // accountPreflight is the preflight of a run under the user's service

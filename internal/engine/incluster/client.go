@@ -1,6 +1,6 @@
 // Package incluster is both sides of an in-cluster run (run --in-cluster):
 // the client on the user's machine creates the run's objects in the
-// cluster (framework/incluster), streams the pod's output, copies its
+// cluster (internal/clusterrun), streams the pod's output, copies its
 // report dir back and deletes everything; the pod runs this same binary
 // with the options file the client writes for it (PodOptions) and
 // publishes its reports at the end
@@ -23,14 +23,14 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	clusterrun "github.com/admission-conformance/admission-conformance/framework/incluster"
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
 	"github.com/admission-conformance/admission-conformance/internal/selfimage"
 )
 

@@ -11,15 +11,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/framework/features"
-	clusterrun "github.com/admission-conformance/admission-conformance/framework/incluster"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
+	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 )
 
-// podConfig is the pod's options file (framework/incluster.WithOptions):
+// podConfig is the pod's options file (internal/clusterrun.WithOptions):
 // the client's own choices (selection, a --rerun-failed as the label filter
 // it stands for; claimed features, plus claims, what the cluster provider
 // knows the cluster does; the nodes of kubelet admission; bounds;
@@ -47,7 +47,7 @@ func podConfig(o runconfig.Config, claims []string, role clusterrun.PodRole) run
 }
 
 // PodOptions is the pod's options file, for its role
-// (framework/incluster.WithOptions).
+// (internal/clusterrun.WithOptions).
 func PodOptions(o runconfig.Config, claims []string) func(clusterrun.PodRole) ([]byte, error) {
 	return func(role clusterrun.PodRole) ([]byte, error) { return runconfig.Encode(podConfig(o, claims, role)) }
 }

@@ -4,8 +4,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/rundir"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/rundir"
 )
 
 // forceSettle bounds how long RemoveOwnDirs looks again for removed dirs

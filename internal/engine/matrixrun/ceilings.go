@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/admission-conformance/admission-conformance/framework/ceilings"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
+	"github.com/admission-conformance/admission-conformance/internal/ceilings"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 

@@ -1,7 +1,7 @@
 // Package matrixrun runs the conformance specs in several clusters at once
 // (`matrix`): each target's run is `run --in-cluster` in a child process
 // with its own options file, and the matrix aggregates their results into
-// matrix.json and matrix.html (framework/report/matrix).
+// matrix.json and matrix.html (internal/report/matrix).
 package matrixrun
 
 import (
@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kind"
-	"github.com/admission-conformance/admission-conformance/framework/cluster/kubeconfig"
-	matrixreport "github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/internal/check"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
+	matrixreport "github.com/admission-conformance/admission-conformance/internal/report/matrix"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 

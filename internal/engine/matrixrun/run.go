@@ -12,12 +12,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/report/compare"
-	matrixreport "github.com/admission-conformance/admission-conformance/framework/report/matrix"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
+	"github.com/admission-conformance/admission-conformance/internal/report/compare"
+	matrixreport "github.com/admission-conformance/admission-conformance/internal/report/matrix"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 )
 

@@ -12,8 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/pki"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/controller"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/exemption"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/poller"
@@ -79,7 +77,9 @@ func Install(ctx context.Context, admin *rest.Config, o Options) (_ *Instance, e
 	if err := in.createNamespaceAndRBAC(ctx); err != nil {
 		return nil, err
 	}
-	testhook.PauseContext(ctx, testhook.ReferenceInstall)
+	if o.AfterRBAC != nil {
+		o.AfterRBAC(ctx)
+	}
 	if err := in.createCRD(ctx); err != nil {
 		return nil, err
 	}
@@ -122,9 +122,8 @@ func Install(ctx context.Context, admin *rest.Config, o Options) (_ *Instance, e
 // startWebhook serves the webhook and registers it.
 func (in *Instance) startWebhook(ctx context.Context, src webhook.Source) error {
 	o := in.opts
-	ca, err := pki.NewCA("admission-conformance-initializers")
-	if err != nil {
-		return err
+	if o.Serving == nil {
+		return errors.New("reference initializers: Options.Serving is required: it makes the webhook's serving certificate")
 	}
 	host, _, err := net.SplitHostPort(o.ListenAddress)
 	if err != nil {
@@ -137,13 +136,9 @@ func (in *Instance) startWebhook(ctx context.Context, src webhook.Source) error 
 	if ip := net.ParseIP(advertise); advertise == "" || ip != nil && ip.IsUnspecified() {
 		return fmt.Errorf("reference initializers: listening on %q, the apiservers need an address to call: set the advertise host", o.ListenAddress)
 	}
-	kp, err := ca.Serving("admission-conformance-initializers", append([]string{"127.0.0.1", "localhost", advertise}, o.Hosts...)...)
+	cert, caBundle, err := o.Serving(append([]string{"127.0.0.1", "localhost", advertise}, o.Hosts...))
 	if err != nil {
-		return err
-	}
-	cert, err := kp.TLSCertificate()
-	if err != nil {
-		return err
+		return fmt.Errorf("reference initializers: serving certificate: %w", err)
 	}
 	order := webhook.ByName
 	if o.ReverseOrder {
@@ -155,7 +150,7 @@ func (in *Instance) startWebhook(ctx context.Context, src webhook.Source) error 
 	}
 	_, port, _ := net.SplitHostPort(in.server.Address())
 	base := "https://" + net.JoinHostPort(advertise, port)
-	return in.registerWebhook(ctx, base, ca.CertPEM())
+	return in.registerWebhook(ctx, base, caBundle)
 }
 
 func (in *Instance) goRun(f func()) {

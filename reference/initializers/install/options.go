@@ -1,6 +1,8 @@
 package install
 
 import (
+	"context"
+	"crypto/tls"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -53,6 +55,15 @@ type Options struct {
 	NoReadRepair bool
 
 	Logger logr.Logger
+
+	// Serving makes the webhook's serving certificate for hosts (every name
+	// and address the apiservers may call it at) and returns it with the CA
+	// bundle (PEM) the webhook configuration carries. Required: the
+	// harness and cmd/reference-initializers make them with framework/pki.
+	Serving func(hosts []string) (cert tls.Certificate, caBundle []byte, err error)
+	// AfterRBAC, if set, runs once the namespace and the RBAC exist, before
+	// the CRD: the harness's own tests pause an installation there.
+	AfterRBAC func(context.Context)
 }
 
 func (o Options) withDefaults() Options {

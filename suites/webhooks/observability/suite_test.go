@@ -3,7 +3,7 @@ package observability
 import (
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
+	"github.com/admission-conformance/admission-conformance/internal/suitetest"
 )
 
 // TestObservability runs this package's specs of the webhooks suite on an embedded

@@ -3,7 +3,7 @@ package review
 import (
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/harness/suitetest"
+	"github.com/admission-conformance/admission-conformance/internal/suitetest"
 )
 
 // TestReview runs this package's specs of the webhooks suite on an embedded

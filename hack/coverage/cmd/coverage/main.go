@@ -39,8 +39,8 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/runner"
 	"github.com/admission-conformance/admission-conformance/hack/coverage"
+	"github.com/admission-conformance/admission-conformance/internal/runner"
 )
 
 type options struct {

@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/internal/atomicfile"
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 )
 
 const confFile = "/etc/cni/net.d/10-kindnet.conflist"

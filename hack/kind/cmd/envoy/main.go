@@ -23,7 +23,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/admission-conformance/admission-conformance/internal/splice"
+	"github.com/admission-conformance/admission-conformance/framework/splice"
 )
 
 type socketAddress struct {

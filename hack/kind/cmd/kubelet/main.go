@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/cli"
@@ -25,8 +26,9 @@ import (
 	"k8s.io/kubernetes/cmd/kubelet/app"
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 
+	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
 	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
-	"github.com/admission-conformance/admission-conformance/framework/nodes/hollow"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset/hollow"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -49,7 +51,11 @@ func announce(dir string) error {
 	if err != nil {
 		return err
 	}
-	return nodeadmission.WriteReady(dir, nodeadmission.Ready{Node: node, Version: version.Get().GitVersion})
+	data, err := nodeadmission.EncodeReady(nodeadmission.Ready{Node: node, Version: version.Get().GitVersion})
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, nodeadmission.ReadyFile), data, 0o644)
 }
 
 // admit asks the plugins host.json configures, as that file says now.

@@ -1,5 +1,5 @@
 // Command mkimage writes a container image archive (OCI layout plus Docker's
-// manifest.json) with framework/image, for the offline node image build:
+// manifest.json) with internal/image, for the offline node image build:
 //
 //	mkimage -o pause.tar --ref registry.k8s.io/pause:3.10.2 \
 //	  --file /path/to/pause:/pause:0755 --entrypoint /pause
@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/image"
+	"github.com/admission-conformance/admission-conformance/internal/image"
 )
 
 type list []string

@@ -29,11 +29,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/release"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/hack/coverage"
 	"github.com/admission-conformance/admission-conformance/hack/mutants"
 	"github.com/admission-conformance/admission-conformance/hack/mutants/generate"
+	"github.com/admission-conformance/admission-conformance/internal/contract/release"
 )
 
 type options struct {
