@@ -52,6 +52,10 @@ func (m Measurement) Within() bool {
 	return (m.Bound == nil || m.Value <= *m.Bound) && (m.Lower == nil || m.Value >= *m.Lower)
 }
 
+// Key names a case across runs and reports: its suite and full name (the
+// spec's short name and the case's text), which no two cases share.
+func (s Spec) Key() string { return s.Suite + "/" + s.Name }
+
 // Spec is the result of one spec case.
 type Spec struct {
 	Suite        string        `json:"suite"`

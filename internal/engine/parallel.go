@@ -416,12 +416,12 @@ func (p *parallelRun) previous() *results.Results {
 	return nil
 }
 
-// duplicateCase is the first case of plan whose suite, spec and name
+// duplicateCase is the key (results.Spec.Key) of the first case of plan
 // another case has too, or "".
 func duplicateCase(plan []results.Spec) string {
 	seen := map[string]bool{}
 	for _, s := range plan {
-		key := s.Suite + "/" + s.ShortName + ": " + s.Name
+		key := s.Key()
 		if seen[key] {
 			return key
 		}

@@ -205,7 +205,7 @@ func relative(delta, old float64) float64 {
 func byCase(r results.Results) map[string]results.Spec {
 	out := map[string]results.Spec{}
 	for _, s := range r.Specs {
-		out[s.Suite+"/"+s.Name] = s
+		out[s.Key()] = s
 	}
 	return out
 }

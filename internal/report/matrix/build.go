@@ -154,7 +154,7 @@ func (m *Matrix) addCells(t *Target, in Input, cases map[string]*Case, rows map[
 		}
 	}
 	for _, s := range res.Specs {
-		key := caseKey(s)
+		key := s.Key()
 		c := cases[key]
 		if c == nil {
 			c = &Case{Suite: s.Suite, ShortName: s.ShortName, Name: s.Name, Profile: s.Profile, Cells: map[string]Cell{}}
@@ -202,9 +202,6 @@ func exitCodeOf(targets []Target) int {
 	}
 	return code
 }
-
-// caseKey is how internal/report/compare names a case.
-func caseKey(s results.Spec) string { return s.Suite + "/" + s.Name }
 
 func measurementKey(caseKey, name, labels string, occurrence int) string {
 	return fmt.Sprintf("%s|%s%s#%04d", caseKey, name, labels, occurrence)
