@@ -5,10 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/admission-conformance/admission-conformance/framework/access"
@@ -49,18 +46,8 @@ func TestPrintedRightsOnEmbeddedCluster(t *testing.T) {
 	needed := access.Needed(false, spec.All())
 	bind := func(user string, rights []access.Access) access.Subject {
 		t.Helper()
-		role := access.ClusterRole("admission-conformance-"+strings.ReplaceAll(user, ":", "-"), rights)
-		if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		_, err = admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}}, metav1.CreateOptions{})
+		subject, _, err := accesstest.BindUser(ctx, admin, user, rights) // the cluster goes with the test
 		if err != nil {
-			t.Fatal(err)
-		}
-		subject := access.Subject{User: user, Groups: []string{"system:authenticated"}}
-		if err := accesstest.AwaitGranted(ctx, admin, subject, 30*time.Second); err != nil {
 			t.Fatal(err)
 		}
 		return subject

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -205,4 +206,26 @@ func AllowedClusterWrites() map[string][]string {
 		"selfsubjectrulesreviews.authorization.k8s.io":  {"create"},
 		"subjectaccessreviews.authorization.k8s.io":     {"create"},
 	}
+}
+
+// BindUser binds user (with no group but system:authenticated) to exactly
+// rights through a ClusterRole and binding of its own, waits until the
+// authorizer grants them, and returns the user as a subject and a func that
+// deletes both objects.
+func BindUser(ctx context.Context, admin kubernetes.Interface, user string, rights []access.Access) (access.Subject, func(context.Context), error) {
+	role := access.ClusterRole("test-"+strings.ReplaceAll(user, ":", "-"), rights)
+	remove := func(ctx context.Context) {
+		_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, role.Name, metav1.DeleteOptions{})
+		_ = admin.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
+	}
+	subject := access.Subject{User: user, Groups: []string{"system:authenticated"}}
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		return subject, remove, err
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}}, metav1.CreateOptions{}); err != nil {
+		return subject, remove, err
+	}
+	return subject, remove, AwaitGranted(ctx, admin, subject, 30*time.Second)
 }

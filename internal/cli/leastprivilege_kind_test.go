@@ -18,7 +18,6 @@ import (
 	"github.com/go-logr/logr"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -195,22 +194,9 @@ func userKubeconfig(t *testing.T, cfg *rest.Config, user string, rights []access
 	if err != nil {
 		t.Fatal(err)
 	}
-	role := access.ClusterRole("test-"+strings.ReplaceAll(user, ":", "-"), rights)
-	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = admin.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
-	})
-	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
-	})
-	if err := accesstest.AwaitGranted(ctx, admin, access.Subject{User: user, Groups: []string{"system:authenticated"}}, 30*time.Second); err != nil {
+	_, remove, err := accesstest.BindUser(ctx, admin, user, rights)
+	t.Cleanup(func() { remove(context.Background()) })
+	if err != nil {
 		t.Fatal(err)
 	}
 
