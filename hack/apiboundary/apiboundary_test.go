@@ -1,4 +1,4 @@
-package apiboundary
+package apiboundary_test
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-const module = "github.com/admission-conformance/admission-conformance"
+	"github.com/admission-conformance/admission-conformance/hack/apiboundary"
+)
 
 // publicPackages are the packages a spec author imports, one line each in
 // the order of the list. Change it deliberately: a package added here is an
@@ -59,10 +59,6 @@ var publicPackages = []string{
 	"framework/contract/decision", // how each admission field or observation is decided (fields' inventory)
 }
 
-// door is the one public package outside framework/ that may import
-// internal/: it runs the engine.
-const door = "conformance"
-
 type pkg struct {
 	ImportPath string
 	Deps       []string
@@ -73,7 +69,7 @@ type pkg struct {
 // dependencies within the module), by path relative to the module.
 func packages(t *testing.T) map[string]pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", apiboundary.Module+"/...")
 	cmd.Dir = repoRoot(t)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -99,24 +95,20 @@ func packages(t *testing.T) map[string]pkg {
 }
 
 func local(path string) string {
-	if path == module {
-		return "."
-	}
-	return strings.TrimPrefix(path, module+"/")
+	rel, _ := apiboundary.Local(path)
+	return rel
 }
 
 // ours keeps this module's packages of paths, relative to the module.
 func ours(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if p == module || strings.HasPrefix(p, module+"/") {
-			out = append(out, local(p))
+		if rel, ok := apiboundary.Local(p); ok {
+			out = append(out, rel)
 		}
 	}
 	return out
 }
-
-func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -142,7 +134,7 @@ func TestPublicPackagesAreTheListedOnes(t *testing.T) {
 	all := packages(t)
 	var public []string
 	for path := range all {
-		if under(path, "framework") || path == door {
+		if apiboundary.Public(path) {
 			public = append(public, path)
 		}
 	}
@@ -167,15 +159,12 @@ func TestPublicPackagesAreTheListedOnes(t *testing.T) {
 func TestPublicPackagesImportNothingInternal(t *testing.T) {
 	all := packages(t)
 	for path, p := range all {
-		if !under(path, "framework") && path != door {
+		if !apiboundary.Public(path) {
 			continue
 		}
 		for _, d := range p.Deps {
-			switch {
-			case under(d, "internal") && path != door:
-				t.Errorf("%s imports %s (through %s)", path, d, via(all, path, d))
-			case under(d, "suites") || under(d, "cmd") || under(d, "hack") || (d == door && path != door):
-				t.Errorf("%s imports %s (through %s)", path, d, via(all, path, d))
+			if why := apiboundary.Forbidden(path, d); why != "" {
+				t.Errorf("%s imports %s (through %s): %s", path, d, via(all, path, d), why)
 			}
 		}
 	}
@@ -186,12 +175,12 @@ func TestPublicPackagesImportNothingInternal(t *testing.T) {
 func TestReferenceImportsNoFramework(t *testing.T) {
 	all := packages(t)
 	for path, p := range all {
-		if !under(path, "reference") {
+		if !strings.HasPrefix(path, "reference/") && path != "reference" {
 			continue
 		}
 		for _, d := range p.Deps {
-			if under(d, "framework") || under(d, "internal") || d == door {
-				t.Errorf("%s imports %s (through %s)", path, d, via(all, path, d))
+			if why := apiboundary.Forbidden(path, d); why != "" {
+				t.Errorf("%s imports %s (through %s): %s", path, d, via(all, path, d), why)
 			}
 		}
 	}
@@ -237,11 +226,12 @@ func TestVendorSuiteUsesThePublicAPIOnly(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if p != module && !strings.HasPrefix(p, module+"/") {
+			rel, ok := apiboundary.Local(p)
+			if !ok {
 				continue
 			}
 			n++
-			if !slices.Contains(public, local(p)) {
+			if !slices.Contains(public, rel) {
 				t.Errorf("%s imports %s, which is not public", path, p)
 			}
 		}

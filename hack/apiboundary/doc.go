@@ -1,6 +1,9 @@
-// Package apiboundary holds the test of the public API's boundary
-// (apiboundary_test.go): which packages a spec author imports, and that none
-// of them reaches the harness's internals.
+// Package apiboundary is the public API's boundary: which packages a spec
+// author imports, and that none of them reaches the harness's internals.
+// The rule on each import is Forbidden; Analyzer reports each crossing
+// import as `go vet` does (make lint runs it through cmd/apiboundary-vet),
+// and the tests check the whole chains of imports, the list of public
+// packages and the vendor's example suite.
 //
 //   - Public packages are those under framework/, plus conformance (the door
 //     to the command line for a binary of one's own). The list is kept in

@@ -1,0 +1,5 @@
+package clean
+
+import "github.com/admission-conformance/admission-conformance/reference/leaky"
+
+const Value = leaky.Value

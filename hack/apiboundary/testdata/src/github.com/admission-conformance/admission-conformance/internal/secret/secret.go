@@ -1,0 +1,3 @@
+package secret
+
+const Value = 1

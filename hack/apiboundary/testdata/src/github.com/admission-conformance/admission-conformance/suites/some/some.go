@@ -1,0 +1,3 @@
+package some
+
+const Value = 2
