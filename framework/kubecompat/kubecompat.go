@@ -7,7 +7,9 @@
 // hack/update-kubernetes.sh installs the one for the minor go.mod pins as
 // kubecompat_generated.go (a test checks it is that template, unedited).
 // Supporting a new minor means adding its template: copy the nearest one and
-// follow the compiler. What this file declares is the same for every minor.
+// follow the compiler. What kubecompat.go declares is the same for every
+// minor. Specs do not use it: the harness's kubelets, its embedded control
+// plane and the field inventory do.
 package kubecompat
 
 import (

@@ -1,4 +1,8 @@
-// Package metrics reads counters from the apiservers' /metrics endpoints.
+// Package metrics reads the counters and gauges of every apiserver
+// replica's /metrics endpoint, so a spec can check that admission counted
+// what its request did (a webhook that failed open, a static configuration
+// reloaded). The counters are cumulative and the whole run shares them, so
+// a spec compares a Sum taken before its request with one taken after.
 package metrics
 
 import (

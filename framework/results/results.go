@@ -1,5 +1,8 @@
 // Package results is the machine-readable outcome of a run (results.json):
-// one entry per spec case with its metadata, state and measurements.
+// one entry per spec case with its metadata, state and measurements. It is
+// the one record report, compare and certify read, so a run is judged,
+// compared with another or certified long after it ended, without running
+// anything again.
 package results
 
 import (
