@@ -66,16 +66,13 @@ func TestKindRunsAllSuites(t *testing.T) {
 	for _, topology := range kindTopologies() {
 		t.Run(topology, func(t *testing.T) {
 			reports := t.TempDir()
+			keepReportsOnFailure(t, reports, "reports")
 			started := time.Now()
 			r := runCLI(t, "run", "--provider", "kind", "--kind-topology", topology, "--kind-image", image,
 				"--report-dir", reports, "--bound", "clusterStart=10m")
 			t.Logf("kind %s: full run %.0fs, exit %d\n%s", topology, time.Since(started).Seconds(), r.code, tail(r.stdout, 40))
 			res := readResults(t, reports)
-			for _, s := range res.Specs {
-				if s.State == results.Failed {
-					t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
-				}
-			}
+			errorFailedCases(t, res)
 			if r.code != 0 {
 				t.Fatalf("exit %d; stderr: %s", r.code, r.stderr)
 			}
@@ -173,16 +170,13 @@ func TestKubeconfigProviderOnKind(t *testing.T) {
 
 	t.Run("run leaves the cluster unchanged", func(t *testing.T) {
 		reports := t.TempDir()
+		keepReportsOnFailure(t, reports, "reports")
 		r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--webhook-host", gateway,
 			"--suite", "ordering,webhooks", "--report-dir", reports)
 		// Whatever the specs say, the cluster must be as it was.
 		waitUnchanged(t, c, before)
 		res := readResults(t, reports)
-		for _, s := range res.Specs {
-			if s.State == results.Failed {
-				t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
-			}
-		}
+		errorFailedCases(t, res)
 		if r.code != 0 || res.Summary.Passed == 0 {
 			t.Errorf("exit %d, summary %+v; stderr: %s\n%s", r.code, res.Summary, r.stderr, tail(r.stdout, 30))
 		}
@@ -207,6 +201,7 @@ func TestKubeconfigProviderOnKind(t *testing.T) {
 		}
 		loadImage(t, c.(interface{ Name() string }).Name(), archive)
 		reports := t.TempDir()
+		keepReportsOnFailure(t, reports, "reports")
 		r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--plugin-image", ref,
 			"--suite", "webhooks", "--report-dir", reports)
 		waitUnchanged(t, c, before)
@@ -427,11 +422,7 @@ func checkInClusterReports(t *testing.T, r cliResult, dir string) {
 		}
 	}
 	res := readResults(t, dir)
-	for _, s := range res.Specs {
-		if s.State == results.Failed {
-			t.Errorf("%s/%s failed: %s", s.Suite, s.ShortName, s.Message)
-		}
-	}
+	errorFailedCases(t, res)
 	if r.code != 0 || res.Summary.Passed == 0 {
 		t.Errorf("exit %d, summary %+v; stderr: %s\n%s", r.code, res.Summary, r.stderr, tail(r.stdout, 40))
 	}
@@ -453,10 +444,14 @@ func TestInClusterOnKind(t *testing.T) {
 			_, _, c := kindCluster(t, image, kind.Topology(topology))
 			name := c.(interface{ Name() string }).Name()
 			local := t.TempDir()
+			keepReportsOnFailure(t, local, "local")
 			started := time.Now()
 			r := runCLI(t, "run", "--provider", "kind", "--kind-cluster", name, "--report-dir", local)
 			t.Logf("local run on kind %s: %.0fs, exit %d\n%s", topology, time.Since(started).Seconds(), r.code, tail(r.stdout, 3))
 			if r.code != 0 {
+				if r.code == 1 {
+					errorFailedCases(t, readResults(t, local))
+				}
 				t.Fatalf("the local run failed: exit %d\n%s%s", r.code, tail(r.stdout, 40), r.stderr)
 			}
 			settle(t, c)
@@ -465,6 +460,7 @@ func TestInClusterOnKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			reports := t.TempDir()
+			keepReportsOnFailure(t, reports, "reports")
 			started = time.Now()
 			r = runCLI(t, "run", "--provider", "kind", "--kind-cluster", name, "--in-cluster", "--image", ref, "--image-archive", archive,
 				"--report-dir", reports)
@@ -491,6 +487,7 @@ func TestInClusterOnKind(t *testing.T) {
 	}
 	t.Run("kubeconfig provider leaves the cluster unchanged", func(t *testing.T) {
 		reports := t.TempDir()
+		keepReportsOnFailure(t, reports, "reports")
 		r := runCLI(t, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--in-cluster", "--image", ref,
 			"--suite", "ordering,webhooks", "--report-dir", reports)
 		waitUnchanged(t, c, before)
@@ -503,6 +500,7 @@ func TestInClusterOnKind(t *testing.T) {
 		exe, _ := os.Executable()
 		var out, errOut syncBuffer
 		reports := t.TempDir()
+		keepReportsOnFailure(t, reports, "reports")
 		cmd := exec.Command(exe, "run", "--provider", "kubeconfig", "--kubeconfig", path, "--in-cluster", "--image", ref,
 			"--suite", "ordering,webhooks", "--report-dir", reports)
 		cmd.Env = append(os.Environ(), asMain+"=1", "TMPDIR="+t.TempDir())
@@ -563,6 +561,7 @@ func TestInClusterOnKind(t *testing.T) {
 			t.Fatalf("results lists no run %s: exit %d\n%s%s", id, list.code, list.stdout, list.stderr)
 		}
 		reports := t.TempDir()
+		keepReportsOnFailure(t, reports, "reports")
 		r := runCLI(t, "results", "--kubeconfig", path, "--run", id, "--report-dir", reports, "--keep")
 		checkInClusterReports(t, r, reports)
 		// --keep left the ended run in the cluster: cleanup finds it.
@@ -633,6 +632,7 @@ func TestNodePluginSpecsFailOnABrokenHostOnKind(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			reports := t.TempDir()
+			keepReportsOnFailure(t, reports, "reports")
 			r := runCLI(t, "run", "--provider", "kind", "--kind-image", image, "--report-dir", reports,
 				"--node-fault", tc.fault, "--label-filter", plugins, "--bound", "clusterStart=10m")
 			r.mustExit(t, 1)
@@ -644,4 +644,43 @@ func TestNodePluginSpecsFailOnABrokenHostOnKind(t *testing.T) {
 			}
 		})
 	}
+}
+
+// errorFailedCases reports each failed case of a run by name and message,
+// so a failing test says which case failed and why even when its output
+// is cut and its report dir is gone.
+func errorFailedCases(t *testing.T, res results.Results) {
+	t.Helper()
+	for _, s := range res.Specs {
+		if s.State == results.Failed {
+			t.Errorf("%s/%s %q failed: %s", s.Suite, s.ShortName, s.Name, s.Message)
+		}
+	}
+}
+
+// keepReportsOnFailure copies a run's report dir into the kind artifacts
+// dir (KindArtifactsEnv, as make test-kind sets it) when the test fails:
+// the test's temporary dirs are removed when it ends, and a failure on a
+// real cluster is seldom reproduced at will.
+func keepReportsOnFailure(t *testing.T, dir, what string) {
+	t.Helper()
+	root := os.Getenv(KindArtifactsEnv)
+	if root == "" {
+		return
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		dst := filepath.Join(root, "failed", strings.NewReplacer("/", "_", " ", "_", ":", "", "'", "").Replace(t.Name()), what)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Logf("keep reports: %v", err)
+			return
+		}
+		if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
+			t.Logf("keep reports of %s: %v", dir, err)
+			return
+		}
+		t.Logf("reports kept in %s", dst)
+	})
 }
