@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -57,6 +58,13 @@ func TakeInventory(ctx context.Context, cfg *rest.Config) (Inventory, error) {
 				continue
 			}
 			objs, err := dyn.Resource(gv.WithResource(r.Name)).List(ctx, metav1.ListOptions{})
+			if apierrors.IsNotFound(err) {
+				// Discovery still lists the kind of a CRD just deleted (a
+				// run's own, at its cleanup) for a moment after its objects
+				// are gone: none are left to count. The CRD itself is
+				// counted under customresourcedefinitions while it exists.
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("list %s: %w", key, err)
 			}
