@@ -79,7 +79,17 @@ cat >/etc/docker/daemon.json <<JSON
 JSON
 
 log "starting dockerd (log: $DOCKER_LOG)"
-nohup dockerd >>"$DOCKER_LOG" 2>&1 &
+# The engine outlives this script: it must not keep the descriptors this
+# script inherited. A caller's lock (flock on a file, as the harness's timing
+# lock is taken) would otherwise be held by dockerd and containerd until they
+# stop, and every later holder of that lock would wait forever.
+(
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    ((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+  done
+  exec nohup dockerd >>"$DOCKER_LOG" 2>&1 </dev/null
+) &
 for _ in $(seq 1 60); do
   if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
     log "engine $(docker version --format '{{.Server.Version}}') up"
