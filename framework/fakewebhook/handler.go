@@ -10,8 +10,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // malformedBody is what Malformed answers: it starts like JSON so the
@@ -75,9 +73,9 @@ func (s *Server) readReview(r *http.Request) (string, *admissionv1.AdmissionRequ
 // act carries out b for a decoded request.
 func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, version string, req *admissionv1.AdmissionRequest, call *Call) {
 	call.Action = b.action()
-	if (call.Action == Allow || call.Action == Patch) && testhook.Fault(testhook.WebhookErrorsOnEvenRepetitions) {
-		// The harness's own tests: an intermittent fault (testhook).
-		call.Err = "injected fault: " + testhook.WebhookErrorsOnEvenRepetitions
+	if (call.Action == Allow || call.Action == Patch) && s.fault != "" {
+		// The harness's own tests: an injected fault (WithInjectedErrors).
+		call.Err = "injected fault: " + s.fault
 		s.writeError(w, call, http.StatusInternalServerError, call.Err)
 		return
 	}

@@ -14,6 +14,7 @@ type config struct {
 	hosts         []string
 	logger        logr.Logger
 	pathPrefix    string
+	fault         string
 }
 
 func defaultConfig() config {
@@ -53,4 +54,15 @@ func WithAdvertisedAddress(hostport string) Option {
 // before passing the call on (run --parallel behind a relay).
 func WithPathPrefix(prefix string) Option {
 	return optionFunc(func(c *config) { c.pathPrefix = prefix })
+}
+
+// WithInjectedErrors makes every hook that should allow or patch answer
+// HTTP 500 instead, with "injected fault: " and fault as the call's error;
+// an empty fault injects nothing. The harness's own tests inject an
+// intermittent fault this way (internal/testhook), to see how a run
+// reports a misbehaving implementation. Denials, which the harness's
+// readiness markers are, stay as they are, so set-up still sees its
+// webhooks ready.
+func WithInjectedErrors(fault string) Option {
+	return optionFunc(func(c *config) { c.fault = fault })
 }

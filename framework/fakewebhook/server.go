@@ -25,6 +25,7 @@ type Server struct {
 	address  string // dialable host:port
 	listen   string // where it listens, dialable
 	prefix   string // URL path prefix (WithPathPrefix)
+	fault    string // injected errors (WithInjectedErrors)
 	log      logr.Logger
 	http     *http.Server
 	started  time.Time
@@ -76,6 +77,7 @@ func New(ca *pki.CA, opts ...Option) (*Server, error) {
 		address:   address,
 		listen:    listen,
 		prefix:    cfg.pathPrefix,
+		fault:     cfg.fault,
 		log:       cfg.logger,
 		started:   time.Now(),
 		journal:   newJournal(),

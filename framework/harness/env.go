@@ -26,7 +26,6 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/framework/quiet"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // Labels the harness puts on everything it creates, so a sweep can find it.
@@ -60,6 +59,22 @@ type Config struct {
 	// An in-cluster run gets the ID its client chose, so one ID finds both
 	// the run's pod and what its specs create.
 	RunID string
+	// Hooks are where the harness's own tests break or pause a boot on
+	// purpose; the zero value does nothing.
+	Hooks Hooks
+}
+
+// Hooks are points inside Boot that the engine may hand code to run at:
+// the harness's own tests panic or pause a run there (internal/testhook),
+// to check what users then see. A nil hook does nothing.
+type Hooks struct {
+	// ClusterStarted runs once the cluster runs, before the fake webhook
+	// server starts.
+	ClusterStarted func()
+	// InitializersRBAC runs inside the reference initializers' install,
+	// once their namespace and RBAC exist and before their CRD is created;
+	// it must return when ctx ends, as the install's own waits do.
+	InitializersRBAC func(ctx context.Context)
 }
 
 // Env is one run's environment, shared by all specs of the run.
@@ -138,7 +153,9 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if env.Cluster, err = cfg.Provider.Start(startCtx); err != nil {
 		return nil, err
 	}
-	testhook.Panic(testhook.Boot)
+	if cfg.Hooks.ClusterStarted != nil {
+		cfg.Hooks.ClusterStarted()
+	}
 	client, err := kubernetes.NewForConfig(env.Cluster.RESTConfig())
 	if err != nil {
 		return nil, err

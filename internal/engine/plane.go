@@ -18,6 +18,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // A parallel embedded run starts its propagation planes (see
@@ -188,7 +189,7 @@ func servePlane(out io.Writer, o runconfig.Config) error {
 	logger := progressLogger(out)
 	started := time.Now()
 	env, err := harness.Boot(ctx, harness.Config{Provider: newProvider(o, out, logger), Bounds: o.Bounds, Claimed: claimed, Logger: logger,
-		ReferenceInitializers: o.Initializers()})
+		ReferenceInitializers: o.Initializers(), Hooks: testhook.Harness()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped during start-up: its parent asked, or is gone

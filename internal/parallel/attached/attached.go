@@ -184,9 +184,10 @@ var (
 
 // Env makes a worker's environment from a: the parent's cluster and a fake
 // webhook server of the worker's own, listening where the apiservers reach
-// this host.
-func Env(a parallel.Attach, logger logr.Logger) (*harness.Env, error) {
-	var opts []fakewebhook.Option
+// this host; extra are further options of that server (the harness's own
+// tests' injected errors).
+func Env(a parallel.Attach, logger logr.Logger, extra ...fakewebhook.Option) (*harness.Env, error) {
+	opts := append([]fakewebhook.Option(nil), extra...)
 	opts = append(opts, fakewebhook.WithHosts(a.WebhookHosts...))
 	if a.WebhookHost != "" {
 		opts = append(opts, fakewebhook.WithListenAddress(net.JoinHostPort(a.WebhookHost, "0")), fakewebhook.WithHosts(a.WebhookHost))

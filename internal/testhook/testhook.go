@@ -21,7 +21,6 @@ package testhook
 import (
 	"context"
 	"os"
-	"sync/atomic"
 	"time"
 )
 
@@ -99,14 +98,6 @@ func PauseContext(ctx context.Context, point string) {
 // serves, to see how a run reports a misbehaving implementation.
 const FaultEnv = "ADMISSION_CONFORMANCE_INJECT_FAULT"
 
-// repetition is the repetition of a run with --repeat this process runs
-// (1-based; 0: not repeated), which a fault may depend on.
-var repetition atomic.Int64
-
-// SetRepetition says which repetition this process runs: a worker of a
-// run with --repeat reads it from its options file.
-func SetRepetition(rep int) { repetition.Store(int64(rep)) }
-
 // WebhookErrorsOnEvenRepetitions makes every fake webhook that should
 // allow or patch answer HTTP 500 instead during the even repetitions of a
 // run with --repeat, and behave during the odd ones: an intermittent fault
@@ -122,15 +113,17 @@ const WebhookErrorsOnEvenRepetitions = "webhook-errors-on-even-repetitions"
 // fail.
 const KindStaticNeverReloads = "kind-static-never-reloads"
 
-// Fault reports whether FaultEnv names fault and it applies now: for
-// WebhookErrorsOnEvenRepetitions, in a worker running an even repetition.
-func Fault(fault string) bool {
-	if os.Getenv(FaultEnv) != fault {
-		return false
+// Fault reports whether FaultEnv names fault.
+func Fault(fault string) bool { return os.Getenv(FaultEnv) == fault }
+
+// WebhookErrors is the fault the fake webhooks of a process running
+// repetition rep of a run inject (fakewebhook.WithInjectedErrors), "" for
+// none: WebhookErrorsOnEvenRepetitions in the even repetitions of a run
+// with --repeat (rep is 1-based; 0 in a run not repeated). The worker
+// passes its repetition in, so no process-wide state holds it.
+func WebhookErrors(rep int) string {
+	if Fault(WebhookErrorsOnEvenRepetitions) && rep > 0 && rep%2 == 0 {
+		return WebhookErrorsOnEvenRepetitions
 	}
-	if fault == WebhookErrorsOnEvenRepetitions {
-		rep := repetition.Load()
-		return rep > 0 && rep%2 == 0
-	}
-	return true
+	return ""
 }

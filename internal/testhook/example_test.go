@@ -3,7 +3,7 @@ package testhook_test
 import (
 	"fmt"
 
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // Outside the harness's own tests no hook is set, and every point does
