@@ -19,7 +19,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/absence"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
@@ -59,6 +58,8 @@ type Config struct {
 	// An in-cluster run gets the ID its client chose, so one ID finds both
 	// the run's pod and what its specs create.
 	RunID string
+	// Absences keeps the run's vain waits (required).
+	Absences Absences
 	// Hooks are where the harness's own tests break or pause a boot on
 	// purpose; the zero value does nothing.
 	Hooks Hooks
@@ -100,7 +101,7 @@ type Env struct {
 	// of the run itself, one at a time.
 	quiet *quiet.Gate
 	// absences are the observations a case of the run waited for in vain.
-	absences     *absence.Register
+	absences     Absences
 	initializers closer
 	// initializersTried: this run began installing the reference
 	// initializers (its sweep then looks for their objects).
@@ -133,7 +134,10 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: absence.Local()}
+	if cfg.Absences == nil {
+		return nil, errors.New("harness: Config.Absences is required")
+	}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: cfg.Absences}
 	if env.RunID == "" {
 		env.RunID = newRunID()
 	}
@@ -253,9 +257,9 @@ func Use(env *Env) {
 	current.env = env
 }
 
-// Absences are the observations a case of the run waited for in vain
-// (package absence): a case needing one waits less once another has.
-func (e *Env) Absences() *absence.Register { return e.absences }
+// Absences are the observations a case of the run waited for in vain: a
+// case needing one waits less once another has.
+func (e *Env) Absences() Absences { return e.absences }
 
 // Current returns the environment set by Use, or an error if none was.
 func Current() (*Env, error) {

@@ -3,7 +3,7 @@ package absence_test
 import (
 	"fmt"
 
-	"github.com/admission-conformance/admission-conformance/framework/absence"
+	"github.com/admission-conformance/admission-conformance/internal/absence"
 )
 
 // After a case waited the whole bound for an observation that never came,
