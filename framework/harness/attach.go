@@ -36,7 +36,9 @@ type AttachConfig struct {
 	// Absences keeps the run's vain waits, shared with the run's other
 	// workers (required).
 	Absences Absences
-	Logger   logr.Logger
+	// Rights tells the rights the run's user lacks (required).
+	Rights Rights
+	Logger logr.Logger
 }
 
 // Attach makes the environment of a worker: the run's cluster, ID, bounds
@@ -51,12 +53,12 @@ func Attach(cfg AttachConfig) (*Env, error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Cluster == nil || cfg.RunID == "" || cfg.Absences == nil {
-		return nil, fmt.Errorf("attach: a cluster, the run's ID and its absences are required")
+	if cfg.Cluster == nil || cfg.RunID == "" || cfg.Absences == nil || cfg.Rights == nil {
+		return nil, fmt.Errorf("attach: a cluster, the run's ID, its absences and its rights are required")
 	}
 	env := &Env{Cluster: cfg.Cluster, Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID,
 		KubernetesVersion: cfg.KubernetesVersion, Supported: cfg.Supported, Installed: cfg.Installed, attached: true,
-		absences: cfg.Absences}
+		absences: cfg.Absences, rights: cfg.Rights}
 	env.quiet = quiet.Local()
 	if cfg.SharedDir != "" {
 		var err error

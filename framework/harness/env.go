@@ -60,6 +60,8 @@ type Config struct {
 	RunID string
 	// Absences keeps the run's vain waits (required).
 	Absences Absences
+	// Rights tells the rights the run's user lacks (required).
+	Rights Rights
 	// Hooks are where the harness's own tests break or pause a boot on
 	// purpose; the zero value does nothing.
 	Hooks Hooks
@@ -102,6 +104,7 @@ type Env struct {
 	quiet *quiet.Gate
 	// absences are the observations a case of the run waited for in vain.
 	absences     Absences
+	rights       Rights
 	initializers closer
 	// initializersTried: this run began installing the reference
 	// initializers (its sweep then looks for their objects).
@@ -134,10 +137,10 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Absences == nil {
-		return nil, errors.New("harness: Config.Absences is required")
+	if cfg.Absences == nil || cfg.Rights == nil {
+		return nil, errors.New("harness: Config.Absences and Config.Rights are required")
 	}
-	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: cfg.Absences}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: cfg.Absences, rights: cfg.Rights}
 	if env.RunID == "" {
 		env.RunID = newRunID()
 	}

@@ -50,7 +50,6 @@ var publicPackages = []string{
 
 	// Public because the API above exposes or needs them, not for specs to
 	// call (candidates for internal/ once harness's run side moves out):
-	"framework/access",            // the rights a run holds in a cluster (harness checks a spec's before its cases)
 	"framework/kubecompat",        // the code that depends on the pinned Kubernetes minor (contract/fields)
 	"framework/contract/fields",   // the AdmissionRequest/Response field paths a call set (fakewebhook.Call.RequestFields)
 	"framework/contract/celenv",   // the CEL environment's variables and libraries (fields' inventory)

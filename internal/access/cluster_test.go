@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 	"github.com/admission-conformance/admission-conformance/internal/accesstest"
 	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 	// Every spec registers itself: the rights are those of the full selection.
