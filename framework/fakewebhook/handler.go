@@ -39,7 +39,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	version, req, body, decodeErr := s.readReview(r)
 	if decodeErr == nil {
 		call.setRequest(version, req)
-		call.RequestFields = reviewFields(body, "request", "AdmissionRequest")
+		call.RequestFields = s.reviewFields(body, "request", "AdmissionRequest")
 	}
 	s.journal.begin(call)
 
@@ -246,7 +246,7 @@ func (s *Server) writeError(w http.ResponseWriter, call *Call, code int, msg str
 func (s *Server) write(w http.ResponseWriter, call *Call, code int, contentType string, body []byte) {
 	call.RespondedAt, call.Responded = s.now()
 	if code == http.StatusOK {
-		call.AnswerFields = reviewFields(body, "response", "AdmissionResponse")
+		call.AnswerFields = s.reviewFields(body, "response", "AdmissionResponse")
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -1,6 +1,10 @@
 package fakewebhook
 
-import "github.com/go-logr/logr"
+import (
+	"github.com/go-logr/logr"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
 
 // Option configures New. The interface is sealed so that only this package
 // defines options.
@@ -15,6 +19,7 @@ type config struct {
 	logger        logr.Logger
 	pathPrefix    string
 	fault         string
+	fieldPaths    FieldPaths
 }
 
 func defaultConfig() config {
@@ -65,4 +70,17 @@ func WithPathPrefix(prefix string) Option {
 // webhooks ready.
 func WithInjectedErrors(fault string) Option {
 	return optionFunc(func(c *config) { c.fault = fault })
+}
+
+// FieldPaths returns the field paths doc, a JSON object of the type root
+// ("AdmissionRequest", "AdmissionResponse"), sets.
+type FieldPaths func(root string, doc []byte) ([]results.FieldPath, error)
+
+// WithFieldPaths makes every call record the field paths its request and
+// its answer set (Call.RequestFields, Call.AnswerFields), as paths names
+// them: the harness hands in the engine's inventory of the pinned
+// Kubernetes (internal/contract/fields) for the run's field coverage.
+// Without it, a call records none.
+func WithFieldPaths(paths FieldPaths) Option {
+	return optionFunc(func(c *config) { c.fieldPaths = paths })
 }

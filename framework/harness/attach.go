@@ -38,6 +38,9 @@ type AttachConfig struct {
 	Absences Absences
 	// Rights tells the rights the run's user lacks (required).
 	Rights Rights
+	// Fields records what cases do with the admission API's fields
+	// (required).
+	Fields Fields
 	Logger logr.Logger
 }
 
@@ -53,12 +56,12 @@ func Attach(cfg AttachConfig) (*Env, error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Cluster == nil || cfg.RunID == "" || cfg.Absences == nil || cfg.Rights == nil {
-		return nil, fmt.Errorf("attach: a cluster, the run's ID, its absences and its rights are required")
+	if cfg.Cluster == nil || cfg.RunID == "" || cfg.Absences == nil || cfg.Rights == nil || !cfg.Fields.complete() {
+		return nil, fmt.Errorf("attach: a cluster, the run's ID, its absences, rights and fields are required")
 	}
 	env := &Env{Cluster: cfg.Cluster, Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID,
 		KubernetesVersion: cfg.KubernetesVersion, Supported: cfg.Supported, Installed: cfg.Installed, attached: true,
-		absences: cfg.Absences, rights: cfg.Rights}
+		absences: cfg.Absences, rights: cfg.Rights, fields: cfg.Fields}
 	env.quiet = quiet.Local()
 	if cfg.SharedDir != "" {
 		var err error
@@ -74,7 +77,7 @@ func Attach(cfg AttachConfig) (*Env, error) {
 		}
 	}
 	var err error
-	if env.Webhooks, err = fakewebhook.New(ca, append([]fakewebhook.Option{fakewebhook.WithLogger(cfg.Logger)}, cfg.Webhook...)...); err != nil {
+	if env.Webhooks, err = fakewebhook.New(ca, append([]fakewebhook.Option{fakewebhook.WithLogger(cfg.Logger), fakewebhook.WithFieldPaths(cfg.Fields.Paths)}, cfg.Webhook...)...); err != nil {
 		return nil, fmt.Errorf("start fake webhook server: %w", err)
 	}
 	return env, nil

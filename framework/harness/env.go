@@ -62,6 +62,9 @@ type Config struct {
 	Absences Absences
 	// Rights tells the rights the run's user lacks (required).
 	Rights Rights
+	// Fields records what cases do with the admission API's fields
+	// (required).
+	Fields Fields
 	// Hooks are where the harness's own tests break or pause a boot on
 	// purpose; the zero value does nothing.
 	Hooks Hooks
@@ -105,6 +108,7 @@ type Env struct {
 	// absences are the observations a case of the run waited for in vain.
 	absences     Absences
 	rights       Rights
+	fields       Fields
 	initializers closer
 	// initializersTried: this run began installing the reference
 	// initializers (its sweep then looks for their objects).
@@ -137,10 +141,11 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Absences == nil || cfg.Rights == nil {
-		return nil, errors.New("harness: Config.Absences and Config.Rights are required")
+	if cfg.Absences == nil || cfg.Rights == nil || !cfg.Fields.complete() {
+		return nil, errors.New("harness: Config.Absences, Config.Rights and Config.Fields are required")
 	}
-	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: cfg.Absences, rights: cfg.Rights}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: cfg.Absences, rights: cfg.Rights,
+		fields: cfg.Fields}
 	if env.RunID == "" {
 		env.RunID = newRunID()
 	}
@@ -182,7 +187,8 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	webhookOpts := []fakewebhook.Option{fakewebhook.WithHosts(cfg.WebhookHosts...), fakewebhook.WithLogger(cfg.Logger)}
+	webhookOpts := []fakewebhook.Option{fakewebhook.WithHosts(cfg.WebhookHosts...), fakewebhook.WithLogger(cfg.Logger),
+		fakewebhook.WithFieldPaths(cfg.Fields.Paths)}
 	if h, ok := env.Cluster.(cluster.WebhookHost); ok {
 		// Apiservers in containers reach this host at the bridge's address.
 		webhookOpts = append(webhookOpts, fakewebhook.WithListenAddress(net.JoinHostPort(h.WebhookHost(), "0")), fakewebhook.WithHosts(h.WebhookHost()))

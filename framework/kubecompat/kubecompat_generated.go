@@ -82,7 +82,7 @@ func TestServerContext(tCtx ktesting.TContext) ktesting.TContext {
 
 // MutatingAdmissionPolicyTypes are the admissionregistration.k8s.io/v1
 // MutatingAdmissionPolicy and binding types of the pinned k8s.io/api (GA in
-// 1.36), for the field inventory (framework/contract/fields).
+// 1.36), for the field inventory (internal/contract/fields).
 func MutatingAdmissionPolicyTypes() (policy, binding reflect.Type) {
 	return reflect.TypeOf(admissionregistrationv1.MutatingAdmissionPolicy{}), reflect.TypeOf(admissionregistrationv1.MutatingAdmissionPolicyBinding{})
 }

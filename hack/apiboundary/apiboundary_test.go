@@ -50,10 +50,7 @@ var publicPackages = []string{
 
 	// Public because the API above exposes or needs them, not for specs to
 	// call (candidates for internal/ once harness's run side moves out):
-	"framework/kubecompat",        // the code that depends on the pinned Kubernetes minor (contract/fields)
-	"framework/contract/fields",   // the AdmissionRequest/Response field paths a call set (fakewebhook.Call.RequestFields)
-	"framework/contract/celenv",   // the CEL environment's variables and libraries (fields' inventory)
-	"framework/contract/decision", // how each admission field or observation is decided (fields' inventory)
+	"framework/kubecompat", // the code that depends on the pinned Kubernetes minor (contract/fields)
 }
 
 // door is the one public package outside framework/ that may import

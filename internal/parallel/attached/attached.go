@@ -21,6 +21,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/internal/absence"
 	"github.com/admission-conformance/admission-conformance/internal/access"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/parallel"
 )
 
@@ -230,7 +231,7 @@ func attach(a parallel.Attach, ca *pki.CA, opts []fakewebhook.Option, logger log
 	return harness.Attach(harness.AttachConfig{
 		Cluster: New(a), RunID: a.RunID, KubernetesVersion: a.KubernetesVersion, Bounds: a.Bounds,
 		Supported: parallel.SetOf(a.Supported), Installed: parallel.SetOf(a.Installed),
-		CA: ca, Webhook: opts, SharedDir: a.SharedDir, Absences: absences, Rights: access.Rights{}, Logger: logger,
+		CA: ca, Webhook: opts, SharedDir: a.SharedDir, Absences: absences, Rights: access.Rights{}, Fields: fields.Harness(), Logger: logger,
 	})
 }
 

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/celenv"
-	"github.com/admission-conformance/admission-conformance/framework/contract/decision"
+	"github.com/admission-conformance/admission-conformance/internal/contract/celenv"
+	"github.com/admission-conformance/admission-conformance/internal/contract/decision"
 )
 
 // Summary counts the inventory by decision.

@@ -1,6 +1,6 @@
 package fields
 
-// The admission CEL environment's entries (framework/contract/celenv): the
+// The admission CEL environment's entries (internal/contract/celenv): the
 // variables an expression reads where it is written, and the libraries of
 // functions and macros. A variable is exercised when an accepted
 // expression reads it; its clause's specs check the value it holds in each

@@ -1,5 +1,5 @@
 // Package decision is the verdict the contract's generated inventories
-// (framework/contract/fields: field paths and the CEL environment;
+// (internal/contract/fields: field paths and the CEL environment;
 // internal/contract/observability: audit annotation keys and metrics) give
 // each entry: the clauses whose specs check it, what of it no spec checks
 // yet, or why the admission contract needs nothing of it.

@@ -15,29 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/celenv"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/celenv"
 )
 
-// Use is what one spec case did with the admission API's fields.
-type Use struct {
-	// Set are the paths the configuration objects the case wrote (created,
-	// updated, patched, dry runs and refused writes included) set.
-	Set []Path `json:"set,omitempty"`
-	// Changed are the paths an update or patch changed on a live object.
-	Changed []Path `json:"changed,omitempty"`
-	// Received are the AdmissionRequest paths the fake webhooks received.
-	Received []Path `json:"received,omitempty"`
-	// Answered are the AdmissionResponse paths the fake webhooks answered.
-	Answered []Path `json:"answered,omitempty"`
-	// CEL are the CEL environment's entries (CELRoot) the expressions of
-	// the configurations the apiserver accepted from the case use.
-	CEL []Path `json:"cel,omitempty"`
-}
-
-// Empty reports whether the case touched no field.
-func (u Use) Empty() bool {
-	return len(u.Set)+len(u.Changed)+len(u.Received)+len(u.Answered)+len(u.CEL) == 0
-}
+// Use is what one spec case did with the admission API's fields: the
+// public results.FieldUse, which results.json carries for each case.
+type Use = results.FieldUse
 
 // Recorder collects one case's Use. It is safe for concurrent use.
 type Recorder struct {

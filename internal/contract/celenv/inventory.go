@@ -3,7 +3,7 @@
 // written, and every library (functions and macros) the environment offers,
 // read from the pinned k8s.io/apiserver's own admission compilers rather
 // than listed by hand, so a variable or library the next release adds shows
-// up here and fails the build until it is decided (framework/contract/fields).
+// up here and fails the build until it is decided (internal/contract/fields).
 package celenv
 
 import (

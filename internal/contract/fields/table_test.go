@@ -19,7 +19,7 @@ func TestEveryFieldIsDecided(t *testing.T) {
 	for _, p := range inv {
 		have[p] = true
 		if _, ok := Table[string(p)]; !ok {
-			t.Errorf("field %s of the pinned k8s.io/api or admission CEL environment is not in the table (framework/contract/fields/table.go, table_cel.go): map it to the clauses that check it, or say why none needs to", p)
+			t.Errorf("field %s of the pinned k8s.io/api or admission CEL environment is not in the table (internal/contract/fields/table.go, table_cel.go): map it to the clauses that check it, or say why none needs to", p)
 		}
 	}
 	for path := range Table {

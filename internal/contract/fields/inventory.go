@@ -2,7 +2,7 @@
 // path of the admissionregistration.k8s.io/v1 configuration kinds and of
 // admission.k8s.io/v1 AdmissionRequest and AdmissionResponse, enumerated by
 // reflection from the pinned k8s.io/api, and every variable and library of
-// the admission CEL environment (framework/contract/celenv), each decided in the table
+// the admission CEL environment (internal/contract/celenv), each decided in the table
 // (table.go): the contract clauses that cover it, or why none needs to.
 // TestEveryFieldIsDecided fails when the pinned types or environment have a
 // path the table does not know, so a field, variable or library the next
@@ -22,8 +22,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/celenv"
 	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
+	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/celenv"
 )
 
 // Roots are the types the inventory walks, by the name a path starts with.
@@ -68,18 +69,16 @@ var skippedTypes = map[reflect.Type]bool{
 
 // Path is one field path: the root's name, then JSON field names joined by
 // dots, "[]" after a list of objects, e.g.
-// "MutatingWebhookConfiguration.webhooks[].rules[].operations".
-type Path string
-
-// Root returns the root type's name.
-func (p Path) Root() string { return strings.SplitN(string(p), ".", 2)[0] }
+// "MutatingWebhookConfiguration.webhooks[].rules[].operations". results.json
+// names paths, so the type is the public results.FieldPath.
+type Path = results.FieldPath
 
 // Inventory returns every field path of every root, then every entry of
 // the admission CEL environment under CELRoot, sorted.
 func Inventory() []Path { return slices.Clone(pinnedInventory()) }
 
 // CELRoot is the root of the CEL environment's entries
-// (framework/contract/celenv): "CEL.variables.<context>.<name>" for each
+// (internal/contract/celenv): "CEL.variables.<context>.<name>" for each
 // variable an expression can read where it is written,
 // "CEL.libraries.<name>" for each library of functions and macros.
 const CELRoot = "CEL"

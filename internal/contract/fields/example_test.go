@@ -3,7 +3,7 @@ package fields_test
 import (
 	"fmt"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 )
 
 // The field paths a document sets, by the inventory of its type: what the

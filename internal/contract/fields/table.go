@@ -1,6 +1,6 @@
 package fields
 
-import "github.com/admission-conformance/admission-conformance/framework/contract/decision"
+import "github.com/admission-conformance/admission-conformance/internal/contract/decision"
 
 // The field table: a decision for every field path the pinned types have.
 // When TestEveryFieldIsDecided names an unknown path, read what the field
