@@ -45,12 +45,12 @@ var publicPackages = []string{
 	"framework/nodedecision",    // node-side specs: pick a node, bind a pod, get the kubelet's decision, install fake plugins
 	"framework/fakenodeplugin",  // programmable KEP-2823 node admission plugins (shell, gRPC, socket) and their journals
 	"framework/fakeinitializer", // a programmable initializer controller for seed 002's initializers
-	"framework/atomicfile",      // a file replaced whole (for files a component watches)
-	"framework/splice",          // two connections joined both ways (relaying a webhook's connections)
 
-	// Public because the API above exposes or needs them, not for specs to
-	// call (candidates for internal/ once harness's run side moves out):
-	"framework/kubecompat", // the code that depends on the pinned Kubernetes minor (contract/fields)
+	// Public because public packages above need them, not for specs to
+	// call; internal/ and hack/ use them too, so a copy would be a second
+	// one to keep:
+	"framework/atomicfile", // a file replaced whole (staticmanifest, fakenodeplugin, nodedecision: files a component watches)
+	"framework/splice",     // two connections joined both ways (fakewebhook.Forwarder, which a spec uses, relays with it)
 }
 
 // door is the one public package outside framework/ that may import

@@ -22,9 +22,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/internal/contract/celenv"
+	"github.com/admission-conformance/admission-conformance/internal/kubecompat"
 )
 
 // Roots are the types the inventory walks, by the name a path starts with.
