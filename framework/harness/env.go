@@ -70,19 +70,6 @@ type Config struct {
 	Hooks Hooks
 }
 
-// Hooks are points inside Boot that the engine may hand code to run at:
-// the harness's own tests panic or pause a run there (internal/testhook),
-// to check what users then see. A nil hook does nothing.
-type Hooks struct {
-	// ClusterStarted runs once the cluster runs, before the fake webhook
-	// server starts.
-	ClusterStarted func()
-	// InitializersRBAC runs inside the reference initializers' install,
-	// once their namespace and RBAC exist and before their CRD is created;
-	// it must return when ctx ends, as the install's own waits do.
-	InitializersRBAC func(ctx context.Context)
-}
-
 // Env is one run's environment, shared by all specs of the run.
 type Env struct {
 	Cluster   cluster.Cluster
@@ -105,7 +92,10 @@ type Env struct {
 	// each kind was last written; local in a process that runs every case
 	// of the run itself, one at a time.
 	quiet *quiet.Gate
-	// absences are the observations a case of the run waited for in vain.
+	// absences are the observations a case of the run waited for in vain;
+	// rights tells what the run's user lacks; fields records the cases'
+	// use of the admission API's fields: the engine's, from Config or
+	// AttachConfig.
 	absences     Absences
 	rights       Rights
 	fields       Fields
