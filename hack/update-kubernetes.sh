@@ -35,9 +35,9 @@
 #    block), so go.mod reads the same whichever release it came from.
 # 3. Version-specific code. Everything that depends on the minor (the hollow
 #    kubelet's use of kubelet internals, the embedded control plane's use of
-#    upstream's test servers) is in package framework/kubecompat, which has
+#    upstream's test servers) is in package internal/kubecompat, which has
 #    one template per supported minor, v1_MINOR.go.txt; the one for the
-#    target's minor is installed as framework/kubecompat/kubecompat_generated.go.
+#    target's minor is installed as internal/kubecompat/kubecompat_generated.go.
 #    A minor without a template is refused: supporting one means adding it.
 # 4. go mod tidy; then the same block, toolchain and tidy for
 #    examples/vendor-suite's go.mod (a module of its own that links the
@@ -65,7 +65,7 @@ cd "$(dirname "$0")/.."
 # goes below it, whichever release it moves to.
 harness_go=1.26.0
 
-compat_dir=framework/kubecompat
+compat_dir=internal/kubecompat
 compat_template="$compat_dir/v1_${minor}.go.txt"
 compat_out="$compat_dir/kubecompat_generated.go"
 if [ ! -f "$compat_template" ]; then

@@ -2,9 +2,11 @@
 // the old content or the new, never a part, and a watcher of the directory
 // never sees a half-written file under the final name.
 //
-// It is public because specs write files that a running component watches
-// and reads at any moment (a node's plugin host configuration, static
-// admission manifests): those are written with it, whole or not at all. The
+// It is public because the public packages that write files a running
+// component watches and reads at any moment write them with it, whole or
+// not at all: staticmanifest (static admission manifests), nodedecision
+// (a node's plugin host configuration) and fakenodeplugin (plugins'
+// entries and journals, written by the plugin processes themselves). The
 // harness writes its own state files with it too.
 package atomicfile
 

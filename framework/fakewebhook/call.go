@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
+	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
 // Call is one request the server received and what it did about it.
@@ -79,9 +79,9 @@ type Call struct {
 
 	// RequestFields are the AdmissionRequest field paths the request set,
 	// AnswerFields the AdmissionResponse paths the answer set
-	// (framework/contract/fields): the run's field coverage.
-	RequestFields []fields.Path `json:"requestFields,omitempty"`
-	AnswerFields  []fields.Path `json:"answerFields,omitempty"`
+	// (WithFieldPaths): the run's field coverage.
+	RequestFields []results.FieldPath `json:"requestFields,omitempty"`
+	AnswerFields  []results.FieldPath `json:"answerFields,omitempty"`
 }
 
 // Answered reports whether a response was written.

@@ -10,8 +10,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // malformedBody is what Malformed answers: it starts like JSON so the
@@ -41,7 +39,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	version, req, body, decodeErr := s.readReview(r)
 	if decodeErr == nil {
 		call.setRequest(version, req)
-		call.RequestFields = reviewFields(body, "request", "AdmissionRequest")
+		call.RequestFields = s.reviewFields(body, "request", "AdmissionRequest")
 	}
 	s.journal.begin(call)
 
@@ -75,9 +73,9 @@ func (s *Server) readReview(r *http.Request) (string, *admissionv1.AdmissionRequ
 // act carries out b for a decoded request.
 func (s *Server) act(w http.ResponseWriter, r *http.Request, b Behaviour, version string, req *admissionv1.AdmissionRequest, call *Call) {
 	call.Action = b.action()
-	if (call.Action == Allow || call.Action == Patch) && testhook.Fault(testhook.WebhookErrorsOnEvenRepetitions) {
-		// The harness's own tests: an intermittent fault (testhook).
-		call.Err = "injected fault: " + testhook.WebhookErrorsOnEvenRepetitions
+	if (call.Action == Allow || call.Action == Patch) && s.fault != "" {
+		// The harness's own tests: an injected fault (WithInjectedErrors).
+		call.Err = "injected fault: " + s.fault
 		s.writeError(w, call, http.StatusInternalServerError, call.Err)
 		return
 	}
@@ -248,7 +246,7 @@ func (s *Server) writeError(w http.ResponseWriter, call *Call, code int, msg str
 func (s *Server) write(w http.ResponseWriter, call *Call, code int, contentType string, body []byte) {
 	call.RespondedAt, call.Responded = s.now()
 	if code == http.StatusOK {
-		call.AnswerFields = reviewFields(body, "response", "AdmissionResponse")
+		call.AnswerFields = s.reviewFields(body, "response", "AdmissionResponse")
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -1,6 +1,10 @@
 package fakewebhook
 
-import "github.com/go-logr/logr"
+import (
+	"github.com/go-logr/logr"
+
+	"github.com/admission-conformance/admission-conformance/framework/results"
+)
 
 // Option configures New. The interface is sealed so that only this package
 // defines options.
@@ -14,6 +18,8 @@ type config struct {
 	hosts         []string
 	logger        logr.Logger
 	pathPrefix    string
+	fault         string
+	fieldPaths    FieldPaths
 }
 
 func defaultConfig() config {
@@ -53,4 +59,28 @@ func WithAdvertisedAddress(hostport string) Option {
 // before passing the call on (run --parallel behind a relay).
 func WithPathPrefix(prefix string) Option {
 	return optionFunc(func(c *config) { c.pathPrefix = prefix })
+}
+
+// WithInjectedErrors makes every hook that should allow or patch answer
+// HTTP 500 instead, with "injected fault: " and fault as the call's error;
+// an empty fault injects nothing. The harness's own tests inject an
+// intermittent fault this way (internal/testhook), to see how a run
+// reports a misbehaving implementation. Denials, which the harness's
+// readiness markers are, stay as they are, so set-up still sees its
+// webhooks ready.
+func WithInjectedErrors(fault string) Option {
+	return optionFunc(func(c *config) { c.fault = fault })
+}
+
+// FieldPaths returns the field paths doc, a JSON object of the type root
+// ("AdmissionRequest", "AdmissionResponse"), sets.
+type FieldPaths func(root string, doc []byte) ([]results.FieldPath, error)
+
+// WithFieldPaths makes every call record the field paths its request and
+// its answer set (Call.RequestFields, Call.AnswerFields), as paths names
+// them: the harness hands in the engine's inventory of the pinned
+// Kubernetes (internal/contract/fields) for the run's field coverage.
+// Without it, a call records none.
+func WithFieldPaths(paths FieldPaths) Option {
+	return optionFunc(func(c *config) { c.fieldPaths = paths })
 }

@@ -8,7 +8,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
+	"github.com/admission-conformance/admission-conformance/framework/results"
 )
 
 const (
@@ -74,13 +74,17 @@ func rawReview(version string, uid types.UID, response map[string]any) ([]byte, 
 }
 
 // reviewFields returns the field paths an AdmissionReview's request or
-// response sets, nil when body is not such a review.
-func reviewFields(body []byte, part, root string) []fields.Path {
+// response sets (WithFieldPaths), nil when body is not such a review or
+// the server names no paths.
+func (s *Server) reviewFields(body []byte, part, root string) []results.FieldPath {
+	if s.fieldPaths == nil {
+		return nil
+	}
 	var review map[string]json.RawMessage
 	if json.Unmarshal(body, &review) != nil || len(review[part]) == 0 {
 		return nil
 	}
-	paths, err := fields.Paths(root, review[part])
+	paths, err := s.fieldPaths(root, review[part])
 	if err != nil {
 		return nil
 	}

@@ -25,11 +25,14 @@ type Server struct {
 	address  string // dialable host:port
 	listen   string // where it listens, dialable
 	prefix   string // URL path prefix (WithPathPrefix)
-	log      logr.Logger
-	http     *http.Server
-	started  time.Time
-	seq      atomic.Int64
-	journal  *Journal
+	fault    string // injected errors (WithInjectedErrors)
+	// fieldPaths names the fields of requests and answers (WithFieldPaths).
+	fieldPaths FieldPaths
+	log        logr.Logger
+	http       *http.Server
+	started    time.Time
+	seq        atomic.Int64
+	journal    *Journal
 
 	mu        sync.RWMutex
 	endpoints map[string]Endpoint
@@ -72,17 +75,19 @@ func New(ca *pki.CA, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("fakewebhook: %w", err)
 	}
 	s := &Server{
-		caBundle:  ca.CertPEM(),
-		address:   address,
-		listen:    listen,
-		prefix:    cfg.pathPrefix,
-		log:       cfg.logger,
-		started:   time.Now(),
-		journal:   newJournal(),
-		endpoints: map[string]Endpoint{},
-		fresh:     map[net.Conn]bool{},
-		stopping:  make(chan struct{}),
-		served:    make(chan struct{}),
+		caBundle:   ca.CertPEM(),
+		address:    address,
+		listen:     listen,
+		prefix:     cfg.pathPrefix,
+		fault:      cfg.fault,
+		fieldPaths: cfg.fieldPaths,
+		log:        cfg.logger,
+		started:    time.Now(),
+		journal:    newJournal(),
+		endpoints:  map[string]Endpoint{},
+		fresh:      map[net.Conn]bool{},
+		stopping:   make(chan struct{}),
+		served:     make(chan struct{}),
 	}
 	s.http = &http.Server{
 		Handler:           http.HandlerFunc(s.handle),

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/admission-conformance/admission-conformance/framework/absence"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
@@ -32,10 +31,17 @@ type AttachConfig struct {
 	// (where it listens, how apiservers reach it).
 	Webhook []fakewebhook.Option
 	// SharedDir is where the run's workers share their quiet windows
-	// (package quiet) and absences (package absence); empty: this worker
-	// is the run's only one.
+	// (package quiet); empty: this worker is the run's only one.
 	SharedDir string
-	Logger    logr.Logger
+	// Absences keeps the run's vain waits, shared with the run's other
+	// workers (required).
+	Absences Absences
+	// Rights tells the rights the run's user lacks (required).
+	Rights Rights
+	// Fields records what cases do with the admission API's fields
+	// (required).
+	Fields Fields
+	Logger logr.Logger
 }
 
 // Attach makes the environment of a worker: the run's cluster, ID, bounds
@@ -50,18 +56,16 @@ func Attach(cfg AttachConfig) (*Env, error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Cluster == nil || cfg.RunID == "" {
-		return nil, fmt.Errorf("attach: a cluster and the run's ID are required")
+	if cfg.Cluster == nil || cfg.RunID == "" || cfg.Absences == nil || cfg.Rights == nil || !cfg.Fields.complete() {
+		return nil, fmt.Errorf("attach: a cluster, the run's ID, its absences, rights and fields are required")
 	}
 	env := &Env{Cluster: cfg.Cluster, Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID,
-		KubernetesVersion: cfg.KubernetesVersion, Supported: cfg.Supported, Installed: cfg.Installed, attached: true}
-	env.quiet, env.absences = quiet.Local(), absence.Local()
+		KubernetesVersion: cfg.KubernetesVersion, Supported: cfg.Supported, Installed: cfg.Installed, attached: true,
+		absences: cfg.Absences, rights: cfg.Rights, fields: cfg.Fields}
+	env.quiet = quiet.Local()
 	if cfg.SharedDir != "" {
 		var err error
 		if env.quiet, err = quiet.Open(filepath.Join(cfg.SharedDir, "quiet"), cfg.Bounds.PollInterval.Duration); err != nil {
-			return nil, err
-		}
-		if env.absences, err = absence.Open(filepath.Join(cfg.SharedDir, "absences")); err != nil {
 			return nil, err
 		}
 	}
@@ -73,7 +77,7 @@ func Attach(cfg AttachConfig) (*Env, error) {
 		}
 	}
 	var err error
-	if env.Webhooks, err = fakewebhook.New(ca, append([]fakewebhook.Option{fakewebhook.WithLogger(cfg.Logger)}, cfg.Webhook...)...); err != nil {
+	if env.Webhooks, err = fakewebhook.New(ca, append([]fakewebhook.Option{fakewebhook.WithLogger(cfg.Logger), fakewebhook.WithFieldPaths(cfg.Fields.Paths)}, cfg.Webhook...)...); err != nil {
 		return nil, fmt.Errorf("start fake webhook server: %w", err)
 	}
 	return env, nil

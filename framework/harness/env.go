@@ -19,14 +19,12 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/absence"
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/framework/quiet"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 )
 
 // Labels the harness puts on everything it creates, so a sweep can find it.
@@ -60,6 +58,16 @@ type Config struct {
 	// An in-cluster run gets the ID its client chose, so one ID finds both
 	// the run's pod and what its specs create.
 	RunID string
+	// Absences keeps the run's vain waits (required).
+	Absences Absences
+	// Rights tells the rights the run's user lacks (required).
+	Rights Rights
+	// Fields records what cases do with the admission API's fields
+	// (required).
+	Fields Fields
+	// Hooks are where the harness's own tests break or pause a boot on
+	// purpose; the zero value does nothing.
+	Hooks Hooks
 }
 
 // Env is one run's environment, shared by all specs of the run.
@@ -84,8 +92,13 @@ type Env struct {
 	// each kind was last written; local in a process that runs every case
 	// of the run itself, one at a time.
 	quiet *quiet.Gate
-	// absences are the observations a case of the run waited for in vain.
-	absences     *absence.Register
+	// absences are the observations a case of the run waited for in vain;
+	// rights tells what the run's user lacks; fields records the cases'
+	// use of the admission API's fields: the engine's, from Config or
+	// AttachConfig.
+	absences     Absences
+	rights       Rights
+	fields       Fields
 	initializers closer
 	// initializersTried: this run began installing the reference
 	// initializers (its sweep then looks for their objects).
@@ -118,7 +131,11 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: absence.Local()}
+	if cfg.Absences == nil || cfg.Rights == nil || !cfg.Fields.complete() {
+		return nil, errors.New("harness: Config.Absences, Config.Rights and Config.Fields are required")
+	}
+	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: cfg.Absences, rights: cfg.Rights,
+		fields: cfg.Fields}
 	if env.RunID == "" {
 		env.RunID = newRunID()
 	}
@@ -138,7 +155,9 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if env.Cluster, err = cfg.Provider.Start(startCtx); err != nil {
 		return nil, err
 	}
-	testhook.Panic(testhook.Boot)
+	if cfg.Hooks.ClusterStarted != nil {
+		cfg.Hooks.ClusterStarted()
+	}
 	client, err := kubernetes.NewForConfig(env.Cluster.RESTConfig())
 	if err != nil {
 		return nil, err
@@ -158,7 +177,8 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	webhookOpts := []fakewebhook.Option{fakewebhook.WithHosts(cfg.WebhookHosts...), fakewebhook.WithLogger(cfg.Logger)}
+	webhookOpts := []fakewebhook.Option{fakewebhook.WithHosts(cfg.WebhookHosts...), fakewebhook.WithLogger(cfg.Logger),
+		fakewebhook.WithFieldPaths(cfg.Fields.Paths)}
 	if h, ok := env.Cluster.(cluster.WebhookHost); ok {
 		// Apiservers in containers reach this host at the bridge's address.
 		webhookOpts = append(webhookOpts, fakewebhook.WithListenAddress(net.JoinHostPort(h.WebhookHost(), "0")), fakewebhook.WithHosts(h.WebhookHost()))
@@ -236,9 +256,9 @@ func Use(env *Env) {
 	current.env = env
 }
 
-// Absences are the observations a case of the run waited for in vain
-// (package absence): a case needing one waits less once another has.
-func (e *Env) Absences() *absence.Register { return e.absences }
+// Absences are the observations a case of the run waited for in vain: a
+// case needing one waits less once another has.
+func (e *Env) Absences() Absences { return e.absences }
 
 // Current returns the environment set by Use, or an error if none was.
 func Current() (*Env, error) {

@@ -4,7 +4,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
@@ -18,7 +17,7 @@ import (
 // first so it runs last, after the case's own cleanups changed or deleted
 // what it made.
 func recordFields(env *Env) (*rest.Config, []*rest.Config) {
-	rec := fields.NewRecorder()
+	rec := env.fields.NewRecorder()
 	wrap := func(c *rest.Config) *rest.Config {
 		c = rest.CopyConfig(c)
 		c.Wrap(rec.Wrap)

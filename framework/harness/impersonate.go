@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 )
@@ -18,7 +17,7 @@ import (
 // Impersonate returns a copy of the case's client config acting as the
 // registered identity name; caseValue is the value of its per-case extra
 // key, if it has one. Specs impersonate through it alone, so the rights
-// the run asks for (framework/access, derived from spec.Impersonates) are
+// the run asks for (internal/access, derived from spec.Impersonates) are
 // the ones its cases use. If the run's user may not impersonate the
 // identity (an optional one it was not granted, or a service account
 // missing a right), the case is reported not supported, naming the rights.
@@ -59,7 +58,7 @@ func (e *Env) impersonationDenied(ctx context.Context, client kubernetes.Interfa
 	if v, ok := e.impersonation.Load(id.Name); ok {
 		return v.([]string), nil
 	}
-	denied, err := access.Check(ctx, client, access.Impersonation(id), "")
+	denied, err := e.rights.Impersonation(ctx, client, id)
 	if err != nil {
 		return nil, err
 	}

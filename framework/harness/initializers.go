@@ -15,7 +15,6 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/reference/initializers/install"
 )
 
@@ -129,8 +128,8 @@ func (e *Env) installReferenceInitializers(ctx context.Context, cfg Config) erro
 		// which a run sends to components.log, not the progress output.
 		Logger:  klog.Background().WithName("reference-initializers"),
 		Serving: pki.ServingFunc("admission-conformance-initializers"),
-		// The harness's own tests pause a run here (testhook).
-		AfterRBAC: func(ctx context.Context) { testhook.PauseContext(ctx, testhook.ReferenceInstall) },
+		// The harness's own tests pause a run here (Hooks).
+		AfterRBAC: cfg.Hooks.InitializersRBAC,
 	})
 	if err != nil {
 		return fmt.Errorf("%w (to run without them: --reference-initializers=false; if they are installed already, claim --supported-features %s)",

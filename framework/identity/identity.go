@@ -1,7 +1,7 @@
 // Package identity is the one registry of the identities the harness
 // impersonates. Specs impersonate only identities registered here (through
 // harness.Framework.Impersonate), and the rights the harness asks for
-// (framework/access) are derived from this list, so the cluster refuses the
+// (internal/access) are derived from this list, so the cluster refuses the
 // harness any impersonation a spec does not do. It is a leaf package: spec
 // metadata names identities, and nothing here knows about clients.
 package identity

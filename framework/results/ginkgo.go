@@ -6,7 +6,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 )
 
@@ -15,7 +14,7 @@ import (
 const MeasurementEntry = "measurement"
 
 // FieldsEntry is the name of the Ginkgo report entry that carries a case's
-// fields.Use.
+// FieldUse.
 const FieldsEntry = "fields"
 
 // FromGinkgo turns a Ginkgo report into per-case results. Suite-level node
@@ -93,7 +92,7 @@ func FromSpecReport(r types.SpecReport) Spec {
 				s.Journal = &j
 			}
 		case FieldsEntry:
-			var u fields.Use
+			var u FieldUse
 			if entryValue(e, &u) {
 				s.Fields = &u
 			}

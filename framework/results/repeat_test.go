@@ -125,7 +125,7 @@ func TestRepeatedResultsAreWrittenAsTheirVersionAndOldFilesStillRead(t *testing.
 	dir := t.TempDir()
 	r := Results{APIVersion: APIVersion, Kind: Kind, Repeat: &Repeat{Count: 3},
 		Specs: []Spec{Aggregate([]Spec{rep(Passed, "", 1), rep(Failed, "x", 1), rep(Passed, "", 1)})}}
-	r.Summarize()
+	r.Summarize(nil)
 	if r.Summary.Flaky != 1 || r.Summary.Passed != 0 || r.Summary.Failed != 0 {
 		t.Fatalf("summary %+v, want 1 flaky and nothing passed or failed", r.Summary)
 	}

@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 )
 
 // APIVersion and Kind identify the results.json format; a change that breaks
@@ -80,8 +78,8 @@ type Spec struct {
 	// cases that did not run, and from older harnesses.
 	HarnessDelayMs *float64 `json:"harnessDelayMs,omitempty"`
 	// Fields is what the case did with the admission API's fields
-	// (framework/contract/fields): set, changed live, received, answered.
-	Fields *fields.Use `json:"fields,omitempty"`
+	// (internal/contract/fields): set, changed live, received, answered.
+	Fields *FieldUse `json:"fields,omitempty"`
 	// Repetitions is each run of the case under --repeat, in order (see
 	// repeat.go); PassRate counts them. Absent for a case that ran once.
 	Repetitions []Repetition `json:"repetitions,omitempty"`
@@ -154,24 +152,27 @@ type Results struct {
 	// Coverage is the field coverage of the admission API the cases
 	// recorded; absent when none recorded any (older harnesses, runs of
 	// node specs only).
-	Coverage *fields.Coverage `json:"coverage,omitempty"`
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// CodeCoverage is the statement coverage of the implementation's
 	// admission code by this run; only a coverage build's run has it
 	// (make coverage adds it).
 	CodeCoverage *CodeCoverage `json:"codeCoverage,omitempty"`
 }
 
-// Summarize recounts Summary and Coverage from Specs.
-func (r *Results) Summarize() {
+// Summarize recounts Summary from Specs, and Coverage with cover from the
+// cases' field use. The inventory coverage is measured against is the
+// engine's (internal/contract/fields.Cover, whose fields depend on the
+// pinned Kubernetes), so the caller hands it in; nil leaves Coverage out.
+func (r *Results) Summarize(cover func(uses map[string][]FieldUse) Coverage) {
 	r.Coverage = nil
-	uses := map[string][]fields.Use{}
+	uses := map[string][]FieldUse{}
 	for _, spec := range r.Specs {
 		if spec.Fields != nil {
 			uses[spec.ShortName] = append(uses[spec.ShortName], *spec.Fields)
 		}
 	}
-	if len(uses) > 0 {
-		c := fields.Cover(uses)
+	if len(uses) > 0 && cover != nil {
+		c := cover(uses)
 		r.Coverage = &c
 	}
 	s := Summary{}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 )
 
@@ -19,7 +20,7 @@ import (
 // writes and reads back the same.
 func FuzzRead(f *testing.F) {
 	full := reporttest.Results(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC), 1)
-	full.Summarize()
+	full.Summarize(fields.Cover)
 	data, err := json.MarshalIndent(full, "", "  ")
 	if err != nil {
 		f.Fatal(err)
@@ -61,7 +62,7 @@ func FuzzRead(f *testing.F) {
 		_ = r.Features.Supported()
 		summarized := r
 		summarized.Specs = append([]results.Spec(nil), r.Specs...)
-		summarized.Summarize()
+		summarized.Summarize(fields.Cover)
 		if summarized.Summary.Total != len(r.Specs) {
 			t.Fatalf("summary of %d specs counts %d", len(r.Specs), summarized.Summary.Total)
 		}

@@ -45,18 +45,12 @@ var publicPackages = []string{
 	"framework/nodedecision",    // node-side specs: pick a node, bind a pod, get the kubelet's decision, install fake plugins
 	"framework/fakenodeplugin",  // programmable KEP-2823 node admission plugins (shell, gRPC, socket) and their journals
 	"framework/fakeinitializer", // a programmable initializer controller for seed 002's initializers
-	"framework/atomicfile",      // a file replaced whole (for files a component watches)
-	"framework/splice",          // two connections joined both ways (relaying a webhook's connections)
 
-	// Public because the API above exposes or needs them, not for specs to
-	// call (candidates for internal/ once harness's run side moves out):
-	"framework/access",            // the rights a run holds in a cluster (harness checks a spec's before its cases)
-	"framework/absence",           // observations a run waited for in vain (harness shortens the next cases' waits)
-	"framework/testhook",          // the harness's own tests' fault and pause points (fakewebhook, harness)
-	"framework/kubecompat",        // the code that depends on the pinned Kubernetes minor (contract/fields)
-	"framework/contract/fields",   // the AdmissionRequest/Response field paths a call set (fakewebhook.Call.RequestFields)
-	"framework/contract/celenv",   // the CEL environment's variables and libraries (fields' inventory)
-	"framework/contract/decision", // how each admission field or observation is decided (fields' inventory)
+	// Public because public packages above need them, not for specs to
+	// call; internal/ and hack/ use them too, so a copy would be a second
+	// one to keep:
+	"framework/atomicfile", // a file replaced whole (staticmanifest, fakenodeplugin, nodedecision: files a component watches)
+	"framework/splice",     // two connections joined both ways (fakewebhook.Forwarder, which a spec uses, relays with it)
 }
 
 type pkg struct {

@@ -451,7 +451,7 @@ const standInDir = "_output/kube-stubs"
 // The files hack/update-kubernetes.sh reads, and those it writes.
 var (
 	updateInputs  = []string{"go.mod", "go.sum", "hack/update-kubernetes.sh"}
-	updateOutputs = []string{"go.mod", "go.sum", "framework/kubecompat/kubecompat_generated.go"}
+	updateOutputs = []string{"go.mod", "go.sum", "internal/kubecompat/kubecompat_generated.go"}
 )
 
 // prepare syncs dir/src with repo and moves it to version v. The move is
@@ -513,7 +513,7 @@ func prepare(ctx context.Context, repo, dir, v string, progress func(string)) (b
 // updateStamp hashes v and the repo's files a move to v depends on.
 func updateStamp(repo, v string) (string, error) {
 	files := append([]string(nil), updateInputs...)
-	templates, err := filepath.Glob(filepath.Join(repo, "framework", "kubecompat", "v1_*.go.txt"))
+	templates, err := filepath.Glob(filepath.Join(repo, "internal", "kubecompat", "v1_*.go.txt"))
 	if err != nil {
 		return "", err
 	}
@@ -564,7 +564,7 @@ func withEnv(env []string) func(*exec.Cmd) {
 
 var standInLine = regexp.MustCompile(`(?m)^\s*(\S+) => \./` + regexp.QuoteMeta(standInDir) + `/`)
 
-var standInSummary = regexp.MustCompile(`\(stand-ins: (.*)\), framework/kubecompat`)
+var standInSummary = regexp.MustCompile(`\(stand-ins: (.*)\), internal/kubecompat`)
 
 // standIns names the modules the move replaced by stand-ins: as the move's
 // log (dir/update.log) says, with their versions, else as the copy's

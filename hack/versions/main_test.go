@@ -126,10 +126,10 @@ func fakeRepo(t *testing.T) (repo, calls string) {
 		"go.sum": "",
 		"hack/update-kubernetes.sh": "set -e\necho \"$1\" >>" + calls + "\n" +
 			"printf 'module x\\n\\nrequire k8s.io/kubernetes %s\\n' \"$1\" >go.mod\n" +
-			"echo \"// generated for $1\" >framework/kubecompat/kubecompat_generated.go\n",
-		"framework/kubecompat/kubecompat_generated.go": "// generated for v1.36.3\n",
-		"framework/kubecompat/v1_36.go.txt":            "// template\n",
-		"main.go":                                      "package main\n",
+			"echo \"// generated for $1\" >internal/kubecompat/kubecompat_generated.go\n",
+		"internal/kubecompat/kubecompat_generated.go": "// generated for v1.36.3\n",
+		"internal/kubecompat/v1_36.go.txt":            "// template\n",
+		"main.go":                                     "package main\n",
 	}
 	for rel, content := range files {
 		p := filepath.Join(repo, rel)
@@ -177,7 +177,7 @@ func TestPrepareMovesOnlyWhenNeeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if prep("v1.37.2") || read(filepath.Join(src, "main.go")) != "package main // changed\n" ||
-		read(filepath.Join(src, "framework/kubecompat/kubecompat_generated.go")) != "// generated for v1.37.2\n" {
+		read(filepath.Join(src, "internal/kubecompat/kubecompat_generated.go")) != "// generated for v1.37.2\n" {
 		t.Errorf("second prepare: go.mod %q, main.go %q", read(filepath.Join(src, "go.mod")), read(filepath.Join(src, "main.go")))
 	}
 	// A change of go.mod moves it again.
@@ -310,7 +310,7 @@ func TestStandIns(t *testing.T) {
 	if got := standIns(dir, dir); got != "k8s.io/ktesting, k8s.io/apiextensions-api" {
 		t.Errorf("standIns = %q", got)
 	}
-	log := "warning: x\npinned k8s.io/kubernetes v1.38.0-beta.0: 32 staging replaces at v0.38.0-beta.0 (stand-ins: k8s.io/ktesting v0.38.0-beta.0, sigs.k8s.io/structured-merge-diff/v7 v7.0.1 (as v7.0.0)), framework/kubecompat/kubecompat_generated.go from framework/kubecompat/v1_38.go.txt, toolchain go1.27.3\n"
+	log := "warning: x\npinned k8s.io/kubernetes v1.38.0-beta.0: 32 staging replaces at v0.38.0-beta.0 (stand-ins: k8s.io/ktesting v0.38.0-beta.0, sigs.k8s.io/structured-merge-diff/v7 v7.0.1 (as v7.0.0)), internal/kubecompat/kubecompat_generated.go from internal/kubecompat/v1_38.go.txt, toolchain go1.27.3\n"
 	if err := os.WriteFile(filepath.Join(dir, "update.log"), []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}

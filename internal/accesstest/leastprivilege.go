@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 )
 
 // SpecNamespace stands for every spec namespace (they get generated names,

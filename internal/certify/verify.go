@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report"
 	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 )
@@ -140,7 +141,7 @@ func Verify(files map[string][]byte, opts Options) (o Outcome) {
 	}
 	// The cases agree with each other and with every report made of them.
 	recount := res
-	recount.Summarize()
+	recount.Summarize(fields.Cover)
 	if recount.Summary != res.Summary {
 		return invalid(o, "%s: its summary %s does not match its cases, which give %s", results.FileName, summaryText(res.Summary), summaryText(recount.Summary))
 	}

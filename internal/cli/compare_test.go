@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report/history"
 	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 )
@@ -19,7 +20,7 @@ func writeSyntheticRun(t *testing.T, started time.Time, change func(*results.Res
 	res := reporttest.Results(started, 1)
 	if change != nil {
 		change(&res)
-		res.Summarize()
+		res.Summarize(fields.Cover)
 	}
 	dir := t.TempDir()
 	if _, err := results.Write(dir, res); err != nil {

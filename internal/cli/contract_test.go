@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/hack/mutants"
 	"github.com/admission-conformance/admission-conformance/internal/contract"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/contract/observability"
 	"github.com/admission-conformance/admission-conformance/internal/contract/release"
 )

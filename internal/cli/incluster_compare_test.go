@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 )
 
 // compareInClusterWithLocal checks an in-cluster run against a local run of

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // TestKindStaticReloadFailsOnANodeThatNeverReloads runs the static reload

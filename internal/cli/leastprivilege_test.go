@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 )
 
 // TestPrintedRightsSufficeOnEmbeddedCluster runs the full selection

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // quickRun is a small selection: an embedded cluster without nodes, a few

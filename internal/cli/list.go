@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/contract"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/contract/observability"
 	"github.com/admission-conformance/admission-conformance/internal/contract/release"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
@@ -52,7 +52,7 @@ func newListCommand() *cobra.Command {
 			if showCoverage {
 				// The observability surface (internal/contract/observability),
 				// then the field inventory of the admission API and its CEL
-				// environment (framework/contract/fields), ending with its summary.
+				// environment (internal/contract/fields), ending with its summary.
 				if output == "json" {
 					return json.NewEncoder(w).Encode(struct {
 						fields.InventoryReport

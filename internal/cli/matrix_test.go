@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
 )
 
@@ -26,7 +27,7 @@ func TestMatrixGoesOnPastUnreachableTargets(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	prev := results.Results{APIVersion: results.APIVersion, Kind: results.Kind, StartedAt: t0, FinishedAt: t0.Add(time.Minute),
 		Specs: []results.Spec{{Suite: "ordering", ShortName: "MutatingBeforeValidating", Name: "M", State: results.Passed, Profile: "core"}}}
-	prev.Summarize()
+	prev.Summarize(fields.Cover)
 	if _, err := results.Write(filepath.Join(dir, "a"), prev); err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/inputtest"
 	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
@@ -247,7 +248,7 @@ func FuzzCompareResults(f *testing.F) {
 	}
 	slower := reporttest.Results(inputtest.T0.Add(time.Hour), 50)
 	slower.Specs[4].State = results.Failed
-	slower.Summarize()
+	slower.Summarize(fields.Cover)
 	data, _ := json.Marshal(slower)
 	f.Add(seeds[0], data)
 	f.Fuzz(func(t *testing.T, old, cur []byte) {

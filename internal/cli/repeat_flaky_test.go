@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/certify"
 	"github.com/admission-conformance/admission-conformance/internal/report"
 	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 	"github.com/admission-conformance/admission-conformance/internal/reports"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // repeatSelection is two quick ordering specs (eight cases) whose webhooks

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report"
 	"github.com/admission-conformance/admission-conformance/internal/report/junit"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
@@ -26,7 +27,7 @@ func certRepeatedResults(flaky string) results.Results {
 		}
 		res.Specs[i] = results.Aggregate(reps)
 	}
-	res.Summarize()
+	res.Summarize(fields.Cover)
 	return res
 }
 
@@ -62,7 +63,7 @@ func TestVerifyTreatsFlakyCasesAsNotPassed(t *testing.T) {
 				}
 			}
 		}
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewrite(t, f, res, true)
 		return f
 	}

@@ -29,7 +29,6 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/bounds"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/ceilings"
 	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
@@ -37,6 +36,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/logs"
 	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // forceWithin is how soon after the third signal a command must be gone.

@@ -17,6 +17,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/certify"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/engine"
 	"github.com/admission-conformance/admission-conformance/internal/report"
 	"github.com/admission-conformance/admission-conformance/internal/report/junit"
@@ -51,7 +52,7 @@ func certResults(failed string) results.Results {
 		res.Features.Declared = append(res.Features.Declared, fs...)
 		res.Specs = append(res.Specs, c)
 	}
-	res.Summarize()
+	res.Summarize(fields.Cover)
 	return res
 }
 
@@ -285,7 +286,7 @@ func TestVerifyRefusesTamperedBundles(t *testing.T) {
 				res.Specs[i].State, res.Specs[i].Message, res.Specs[i].Location, res.Specs[i].Journal = results.Passed, "", "", nil
 			}
 		}
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewrite(t, f, res, true)
 		return f
 	}
@@ -312,7 +313,7 @@ func TestVerifyRefusesTamperedBundles(t *testing.T) {
 				res.Specs[i].State, res.Specs[i].Message, res.Specs[i].Location, res.Specs[i].Journal = results.Passed, "", "", nil
 			}
 		}
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewriteOnly(t, f, res, names...)
 	}
 	t.Run("failed case turned passed without --key: junit.xml left alone gives it away", func(t *testing.T) {
@@ -343,7 +344,7 @@ func TestVerifyRefusesTamperedBundles(t *testing.T) {
 				res.Specs[i].State = results.Passed
 			}
 		}
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewrite(t, f, res, false)
 		refused(t, pack(t, f, k.attacker), "is passed but carries the journal the harness attaches to failed cases")
 	})
@@ -363,7 +364,7 @@ func TestVerifyRefusesTamperedBundles(t *testing.T) {
 		f := clone(failing)
 		res := readBundleResults(t, f)
 		res.Specs = res.Specs[1:]
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewrite(t, f, res, true)
 		refused(t, pack(t, f, k.attacker), "manifest.sig does not verify with the given key", "--key", k.vendorPub)
 	})
@@ -372,7 +373,7 @@ func TestVerifyRefusesTamperedBundles(t *testing.T) {
 		res := readBundleResults(t, f)
 		removed := res.Specs[0]
 		res.Specs = res.Specs[1:]
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewrite(t, f, res, false)
 		refused(t, pack(t, f, k.attacker), "lists case "+removed.Suite+"/"+removed.Name+", which results.json lacks")
 	})
@@ -381,7 +382,7 @@ func TestVerifyRefusesTamperedBundles(t *testing.T) {
 		res := readBundleResults(t, f)
 		removed := res.Specs[0]
 		res.Specs = res.Specs[1:]
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewrite(t, f, res, true)
 		setHarness(t, f, func(h *certify.Harness) {
 			text, selected := certify.SelectionText(res)
@@ -393,7 +394,7 @@ func TestVerifyRefusesTamperedBundles(t *testing.T) {
 		f := clone(good)
 		res := readBundleResults(t, f)
 		res.Specs = res.Specs[1:]
-		res.Summarize()
+		res.Summarize(fields.Cover)
 		rewrite(t, f, res, true)
 		refused(t, pack(t, f, k.attacker), "harness.json: the selection digest does not match the cases")
 	})

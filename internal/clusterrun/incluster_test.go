@@ -24,9 +24,9 @@ import (
 	psaapi "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/identity"
 	"github.com/admission-conformance/admission-conformance/framework/runobjects"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )
 

@@ -3,7 +3,7 @@ package clusterrun
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )
 

@@ -1,6 +1,6 @@
 package contract
 
-// The admission CEL environment (framework/contract/celenv): the libraries
+// The admission CEL environment (internal/contract/celenv): the libraries
 // every admission expression may call, the variables it reads, and what
 // happens when an expression errors or runs out of its cost budget, in
 // ValidatingAdmissionPolicies and in webhook matchConditions. Pinned to

@@ -19,6 +19,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/parallel"
 	"github.com/admission-conformance/admission-conformance/internal/parallel/attached"
@@ -362,7 +363,7 @@ func (p *parallelRun) run(workers int) (results.Results, error) {
 		res.APIVersion = results.APIVersionRepeated
 	}
 	res.FinishedAt = time.Now().UTC()
-	res.Summarize()
+	res.Summarize(fields.Cover)
 	return res, nil
 }
 

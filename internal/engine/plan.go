@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
-	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
@@ -46,7 +45,7 @@ func Plan(out io.Writer, o runconfig.Config) error {
 		}
 	}
 	var installs []access.Installation
-	if in, ok := harness.ReferenceInitializersInstallation(specs); ok && o.Initializers().Install && !o.InCluster {
+	if in, ok := access.ReferenceInitializersInstallation(specs); ok && o.Initializers().Install && !o.InCluster {
 		installs = append(installs, in)
 	}
 	if err := access.WritePlan(out, needed, optional, installs...); err != nil {

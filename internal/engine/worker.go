@@ -8,14 +8,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/parallel"
 	"github.com/admission-conformance/admission-conformance/internal/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 	"github.com/admission-conformance/admission-conformance/internal/runner"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // runAsWorker is a worker of a parallel run (parallel.go): `run --options
@@ -38,12 +39,11 @@ func runAsWorker(out io.Writer, o runconfig.Config) error {
 	}
 	go endWithParent(a.Bounds.Cleanup.Duration)
 	began := time.Now()
-	env, err := attached.Env(a, progressLogger(out))
+	env, err := attached.Env(a, progressLogger(out), fakewebhook.WithInjectedErrors(testhook.WebhookErrors(role.Repetition)))
 	if err != nil {
 		return exitcode.Usagef("worker: %v", err)
 	}
 	env.NodeSlot = role.NodeSlot
-	testhook.SetRepetition(role.Repetition)
 	ready := time.Now()
 	res := runner.Run(&cliT{}, env, runner.Options{
 		Selection:    runner.Selection{LabelFilter: o.LabelFilter, Focus: o.Focus, Skip: o.Skip},

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
@@ -167,14 +168,14 @@ func ResultsSeeds(t0 time.Time) [][]byte {
 		seeds = append(seeds, data)
 	}
 	full := reporttest.Results(t0, 1)
-	full.Summarize()
+	full.Summarize(fields.Cover)
 	add(full)
 	real := results.Results{APIVersion: results.APIVersion, Kind: results.Kind, StartedAt: t0, FinishedAt: t0.Add(time.Minute),
 		Specs: []results.Spec{
 			{Suite: "ordering", ShortName: "MutatingBeforeValidating", Name: "MutatingBeforeValidating calls every mutating webhook first", State: results.Failed, Profile: "core", Message: "boom"},
 			{Suite: "ordering", ShortName: "MutatingBeforeValidating", Name: "MutatingBeforeValidating on update", State: results.Passed, Profile: "core"},
 		}}
-	real.Summarize()
+	real.Summarize(fields.Cover)
 	add(real)
 	outside := real
 	outside.Specs = []results.Spec{{Suite: "ordering", Name: "[BeforeSuite]", State: results.Failed}}

@@ -12,11 +12,11 @@ import (
 	"strings"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/report"
 	"github.com/admission-conformance/admission-conformance/internal/report/history"
 	"github.com/admission-conformance/admission-conformance/internal/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/internal/report/junit"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // Files are what every run leaves in its report dir, besides

@@ -3,10 +3,10 @@ package runconfig
 import (
 	"github.com/go-logr/logr"
 
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/check"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kind"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // KindOptions are the kind provider's settings (options file: `kind:`).

@@ -16,6 +16,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/results"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/lateness"
 )
 
@@ -137,7 +138,7 @@ func Run(t ginkgo.GinkgoTestingT, env *harness.Env, opts Options) results.Result
 	out.FinishedAt = time.Now().UTC()
 	out.Specs = results.FromGinkgo(final)
 	results.NoteStarvation(out.Specs, env.Bounds.HarnessStarved.Duration)
-	out.Summarize()
+	out.Summarize(fields.Cover)
 	return out
 }
 

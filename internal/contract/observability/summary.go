@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/decision"
+	"github.com/admission-conformance/admission-conformance/internal/contract/decision"
 )
 
 // Summary counts the inventory by kind and decision.

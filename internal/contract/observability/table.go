@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/decision"
+	"github.com/admission-conformance/admission-conformance/internal/contract/decision"
 )
 
 // The decision table: one entry per audit annotation key, metric and

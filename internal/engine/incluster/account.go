@@ -7,7 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 )

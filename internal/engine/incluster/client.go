@@ -21,9 +21,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 	"github.com/admission-conformance/admission-conformance/internal/clusterrun"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"

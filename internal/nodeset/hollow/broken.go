@@ -13,7 +13,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/allocation"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
-	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
+	"github.com/admission-conformance/admission-conformance/internal/kubecompat"
 )
 
 // brokenOption breaks the kubelet's admission as b says. The kubelet builds

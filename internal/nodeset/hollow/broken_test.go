@@ -9,7 +9,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/allocation"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
-	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
+	"github.com/admission-conformance/admission-conformance/internal/kubecompat"
 )
 
 type fakeAllocation struct {

@@ -18,7 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 	"k8s.io/kubernetes/pkg/kubemark"
 
-	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
+	"github.com/admission-conformance/admission-conformance/internal/kubecompat"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 

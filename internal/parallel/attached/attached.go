@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
@@ -18,6 +19,9 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
+	"github.com/admission-conformance/admission-conformance/internal/absence"
+	"github.com/admission-conformance/admission-conformance/internal/access"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/parallel"
 )
 
@@ -184,9 +188,10 @@ var (
 
 // Env makes a worker's environment from a: the parent's cluster and a fake
 // webhook server of the worker's own, listening where the apiservers reach
-// this host.
-func Env(a parallel.Attach, logger logr.Logger) (*harness.Env, error) {
-	var opts []fakewebhook.Option
+// this host; extra are further options of that server (the harness's own
+// tests' injected errors).
+func Env(a parallel.Attach, logger logr.Logger, extra ...fakewebhook.Option) (*harness.Env, error) {
+	opts := append([]fakewebhook.Option(nil), extra...)
 	opts = append(opts, fakewebhook.WithHosts(a.WebhookHosts...))
 	if a.WebhookHost != "" {
 		opts = append(opts, fakewebhook.WithListenAddress(net.JoinHostPort(a.WebhookHost, "0")), fakewebhook.WithHosts(a.WebhookHost))
@@ -219,9 +224,23 @@ func Env(a parallel.Attach, logger logr.Logger) (*harness.Env, error) {
 }
 
 func attach(a parallel.Attach, ca *pki.CA, opts []fakewebhook.Option, logger logr.Logger) (*harness.Env, error) {
+	absences, err := sharedAbsences(a.SharedDir)
+	if err != nil {
+		return nil, err
+	}
 	return harness.Attach(harness.AttachConfig{
 		Cluster: New(a), RunID: a.RunID, KubernetesVersion: a.KubernetesVersion, Bounds: a.Bounds,
 		Supported: parallel.SetOf(a.Supported), Installed: parallel.SetOf(a.Installed),
-		CA: ca, Webhook: opts, SharedDir: a.SharedDir, Logger: logger,
+		CA: ca, Webhook: opts, SharedDir: a.SharedDir, Absences: absences, Rights: access.Rights{}, Fields: fields.Harness(), Logger: logger,
 	})
+}
+
+// sharedAbsences is the run's register of vain waits: in sharedDir, which
+// the run's workers share, beside their quiet windows; in memory for a
+// worker that is the run's only one (no sharedDir).
+func sharedAbsences(sharedDir string) (*absence.Register, error) {
+	if sharedDir == "" {
+		return absence.Local(), nil
+	}
+	return absence.Open(filepath.Join(sharedDir, "absences"))
 }

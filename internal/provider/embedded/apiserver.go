@@ -14,7 +14,7 @@ import (
 	apiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/test/utils/ktesting"
 
-	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
+	"github.com/admission-conformance/admission-conformance/internal/kubecompat"
 )
 
 // apiServer is one real kube-apiserver, started in-process through upstream's

@@ -14,10 +14,10 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/fakewebhook"
 	"github.com/admission-conformance/admission-conformance/framework/features"
-	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
+	"github.com/admission-conformance/admission-conformance/internal/kubecompat"
 	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // Cluster is a running embedded cluster.

@@ -19,8 +19,8 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/framework/staticmanifest"
-	"github.com/admission-conformance/admission-conformance/framework/testhook"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
+	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // Name is the provider's name on the command line.

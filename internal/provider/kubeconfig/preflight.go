@@ -8,8 +8,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/admission-conformance/admission-conformance/framework/access"
 	"github.com/admission-conformance/admission-conformance/framework/spec"
+	"github.com/admission-conformance/admission-conformance/internal/access"
 )
 
 // Plan is what a run creates in an existing cluster, one line per kind of
@@ -26,7 +26,7 @@ var Plan = []string{
 	"nothing else: no cluster roles or bindings, no changes to existing objects",
 }
 
-// Access is one permission a run needs (framework/access).
+// Access is one permission a run needs (internal/access).
 type Access = access.Access
 
 // NeededAccess lists the permissions a run of every registered spec uses

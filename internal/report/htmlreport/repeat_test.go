@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report"
 	"github.com/admission-conformance/admission-conformance/internal/report/htmlreport"
 	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
@@ -27,7 +28,7 @@ func TestRepeatedRunShowsFlakyCasesAndTheSpreadOfSamples(t *testing.T) {
 		res.Specs[i] = results.Aggregate(reps)
 		break
 	}
-	res.Summarize()
+	res.Summarize(fields.Cover)
 	if res.Summary.Flaky != 1 {
 		t.Fatalf("summary %+v", res.Summary)
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report/compare"
 	"github.com/admission-conformance/admission-conformance/internal/report/htmltest"
 )
@@ -49,7 +50,7 @@ func run(states map[string]results.State, ms float64) *results.Results {
 		}
 		r.Specs = append(r.Specs, s)
 	}
-	r.Summarize()
+	r.Summarize(fields.Cover)
 	return r
 }
 

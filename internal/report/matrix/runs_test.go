@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/report/compare"
 	"github.com/admission-conformance/admission-conformance/internal/report/matrix"
 	"github.com/admission-conformance/admission-conformance/internal/report/reporttest"
@@ -39,7 +40,7 @@ func setState(in matrix.Input, short string, st results.State, msg string) {
 			r.Specs[i].State, r.Specs[i].Message = st, msg
 		}
 	}
-	r.Summarize()
+	r.Summarize(fields.Cover)
 }
 
 // states is a case's state on each target, in the targets' order; "" where

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/admission-conformance/admission-conformance/framework/contract/fields"
 	"github.com/admission-conformance/admission-conformance/framework/results"
+	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 )
 
 func bound(v float64) *float64 { return &v }
@@ -101,6 +101,6 @@ func Results(started time.Time, scale float64) results.Results {
 			},
 		},
 	}
-	r.Summarize()
+	r.Summarize(fields.Cover)
 	return r
 }

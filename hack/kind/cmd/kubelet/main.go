@@ -27,7 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 
 	"github.com/admission-conformance/admission-conformance/framework/atomicfile"
-	"github.com/admission-conformance/admission-conformance/framework/kubecompat"
+	"github.com/admission-conformance/admission-conformance/internal/kubecompat"
 	"github.com/admission-conformance/admission-conformance/internal/nodeset/hollow"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
