@@ -4,8 +4,8 @@ package harness
 // event the kubelet should record, a status a controller should write): a
 // case needing one waits less once another has waited the full bound.
 // The engine keeps them (internal/absence: in memory, or in a directory a
-// parallel run's workers share) and hands them in through Config.Absences
-// or AttachConfig.Absences, since harness imports nothing internal.
+// parallel run's workers share) and hands them in through Engine.Absences
+// (Config and AttachConfig embed Engine), since harness imports nothing internal.
 type Absences interface {
 	// Note records that a case waited in vain for what, and why (one
 	// line).

@@ -33,14 +33,8 @@ type AttachConfig struct {
 	// SharedDir is where the run's workers share their quiet windows
 	// (package quiet); empty: this worker is the run's only one.
 	SharedDir string
-	// Absences keeps the run's vain waits, shared with the run's other
-	// workers (required).
-	Absences Absences
-	// Rights tells the rights the run's user lacks (required).
-	Rights Rights
-	// Fields records what cases do with the admission API's fields
-	// (required).
-	Fields Fields
+	// Engine is the run's internal parts (required; Hooks unused).
+	Engine
 	Logger logr.Logger
 }
 
@@ -56,8 +50,11 @@ func Attach(cfg AttachConfig) (*Env, error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Cluster == nil || cfg.RunID == "" || cfg.Absences == nil || cfg.Rights == nil || !cfg.Fields.complete() {
-		return nil, fmt.Errorf("attach: a cluster, the run's ID, its absences, rights and fields are required")
+	if cfg.Cluster == nil || cfg.RunID == "" {
+		return nil, fmt.Errorf("attach: a cluster and the run's ID are required")
+	}
+	if err := cfg.Engine.validate(); err != nil {
+		return nil, fmt.Errorf("attach: %w", err)
 	}
 	env := &Env{Cluster: cfg.Cluster, Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID,
 		KubernetesVersion: cfg.KubernetesVersion, Supported: cfg.Supported, Installed: cfg.Installed, attached: true,

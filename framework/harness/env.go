@@ -58,16 +58,8 @@ type Config struct {
 	// An in-cluster run gets the ID its client chose, so one ID finds both
 	// the run's pod and what its specs create.
 	RunID string
-	// Absences keeps the run's vain waits (required).
-	Absences Absences
-	// Rights tells the rights the run's user lacks (required).
-	Rights Rights
-	// Fields records what cases do with the admission API's fields
-	// (required).
-	Fields Fields
-	// Hooks are where the harness's own tests break or pause a boot on
-	// purpose; the zero value does nothing.
-	Hooks Hooks
+	// Engine is the run's internal parts (required).
+	Engine
 }
 
 // Env is one run's environment, shared by all specs of the run.
@@ -131,8 +123,8 @@ func Boot(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := cfg.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Absences == nil || cfg.Rights == nil || !cfg.Fields.complete() {
-		return nil, errors.New("harness: Config.Absences, Config.Rights and Config.Fields are required")
+	if err := cfg.Engine.validate(); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
 	}
 	env := &Env{Bounds: cfg.Bounds, Logger: cfg.Logger, RunID: cfg.RunID, quiet: quiet.Local(), absences: cfg.Absences, rights: cfg.Rights,
 		fields: cfg.Fields}

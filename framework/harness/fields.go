@@ -10,8 +10,8 @@ import (
 // Fields is how the harness records what each case does with the
 // admission API's fields (results.FieldUse). The inventory of those fields
 // depends on the pinned Kubernetes and is the engine's
-// (internal/contract/fields), which hands it in through Config.Fields or
-// AttachConfig.Fields, since harness imports nothing internal.
+// (internal/contract/fields), which hands it in through Engine.Fields (Config and
+// AttachConfig embed Engine), since harness imports nothing internal.
 type Fields struct {
 	// NewRecorder returns an empty recorder for one case.
 	NewRecorder func() FieldRecorder

@@ -15,7 +15,7 @@ import (
 
 // Rights tells which rights the run's user lacks, asking the cluster
 // through client (internal/access, with SelfSubjectAccessReviews). The
-// engine hands it in (Config.Rights, AttachConfig.Rights), since harness
+// engine hands it in (Engine.Rights), since harness
 // imports nothing internal; the Env asks it once per process for each
 // spec and identity. Each method returns the denied rights as the
 // preflight names them ("create pods/exec"), none if the user holds all.

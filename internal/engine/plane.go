@@ -12,16 +12,13 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
-	"github.com/admission-conformance/admission-conformance/internal/absence"
-	"github.com/admission-conformance/admission-conformance/internal/access"
 	"github.com/admission-conformance/admission-conformance/internal/childproc"
-	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
+	"github.com/admission-conformance/admission-conformance/internal/engineparts"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/parallel"
 	"github.com/admission-conformance/admission-conformance/internal/parallel/attached"
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
-	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // A parallel embedded run starts its propagation planes (see
@@ -192,7 +189,7 @@ func servePlane(out io.Writer, o runconfig.Config) error {
 	logger := progressLogger(out)
 	started := time.Now()
 	env, err := harness.Boot(ctx, harness.Config{Provider: newProvider(o, out, logger), Bounds: o.Bounds, Claimed: claimed, Logger: logger,
-		ReferenceInitializers: o.Initializers(), Absences: absence.Local(), Rights: access.Rights{}, Fields: fields.Harness(), Hooks: testhook.Harness()})
+		ReferenceInitializers: o.Initializers(), Engine: engineparts.Run()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped during start-up: its parent asked, or is gone

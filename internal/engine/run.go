@@ -28,11 +28,9 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/features"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/internal/absence"
-	"github.com/admission-conformance/admission-conformance/internal/access"
-	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
 	"github.com/admission-conformance/admission-conformance/internal/engine/incluster"
 	"github.com/admission-conformance/admission-conformance/internal/engine/interrupt"
+	"github.com/admission-conformance/admission-conformance/internal/engineparts"
 	"github.com/admission-conformance/admission-conformance/internal/exitcode"
 	"github.com/admission-conformance/admission-conformance/internal/logs"
 	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
@@ -43,7 +41,6 @@ import (
 	"github.com/admission-conformance/admission-conformance/internal/runconfig"
 	"github.com/admission-conformance/admission-conformance/internal/rundir"
 	"github.com/admission-conformance/admission-conformance/internal/runner"
-	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // Run is `run` once its configuration is loaded and valid: an in-cluster
@@ -201,7 +198,7 @@ func runHere(out io.Writer, o runconfig.Config) (err error) {
 		}
 	}()
 	env, err = harness.Boot(sig.Ctx, harness.Config{Provider: provider, Bounds: o.Bounds, Claimed: claimed, Logger: logger,
-		ReferenceInitializers: o.Initializers(), RunID: o.RunID(), Absences: absence.Local(), Rights: access.Rights{}, Fields: fields.Harness(), Hooks: testhook.Harness()})
+		ReferenceInitializers: o.Initializers(), RunID: o.RunID(), Engine: engineparts.Run()})
 	if s := sig.Received(); s != nil {
 		_ = closeEnv()
 		return exitcode.Usagef("interrupted by %s during cluster start-up: start-up stopped and its files removed", interrupt.SignalName(s))

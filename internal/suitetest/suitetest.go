@@ -25,15 +25,12 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/harness"
 	"github.com/admission-conformance/admission-conformance/framework/results"
-	"github.com/admission-conformance/admission-conformance/internal/absence"
-	"github.com/admission-conformance/admission-conformance/internal/access"
-	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
+	"github.com/admission-conformance/admission-conformance/internal/engineparts"
 	"github.com/admission-conformance/admission-conformance/internal/logs"
 	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	"github.com/admission-conformance/admission-conformance/internal/provider/embedded"
 	"github.com/admission-conformance/admission-conformance/internal/provider/kubeconfig"
 	"github.com/admission-conformance/admission-conformance/internal/runner"
-	"github.com/admission-conformance/admission-conformance/internal/testhook"
 )
 
 // Run runs the named suite.
@@ -61,7 +58,7 @@ func Run(t *testing.T, suite string) {
 	env, err := harness.Boot(context.Background(), harness.Config{Provider: provider, Bounds: b,
 		ReferenceInitializers: harness.ReferenceInitializers{
 			Install: suite == harness.InitializersSuite && os.Getenv("ADMISSION_CONFORMANCE_REFERENCE_INITIALIZERS") != "0"},
-		Absences: absence.Local(), Rights: access.Rights{}, Fields: fields.Harness(), Hooks: testhook.Harness()})
+		Engine: engineparts.Run()})
 	if err != nil {
 		t.Fatalf("boot %s cluster: %v", provider.Name(), err)
 	}

@@ -20,8 +20,7 @@ import (
 	"github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/pki"
 	"github.com/admission-conformance/admission-conformance/internal/absence"
-	"github.com/admission-conformance/admission-conformance/internal/access"
-	"github.com/admission-conformance/admission-conformance/internal/contract/fields"
+	"github.com/admission-conformance/admission-conformance/internal/engineparts"
 	"github.com/admission-conformance/admission-conformance/internal/parallel"
 )
 
@@ -224,14 +223,15 @@ func Env(a parallel.Attach, logger logr.Logger, extra ...fakewebhook.Option) (*h
 }
 
 func attach(a parallel.Attach, ca *pki.CA, opts []fakewebhook.Option, logger logr.Logger) (*harness.Env, error) {
-	absences, err := sharedAbsences(a.SharedDir)
-	if err != nil {
+	engine := engineparts.Run()
+	var err error
+	if engine.Absences, err = sharedAbsences(a.SharedDir); err != nil {
 		return nil, err
 	}
 	return harness.Attach(harness.AttachConfig{
 		Cluster: New(a), RunID: a.RunID, KubernetesVersion: a.KubernetesVersion, Bounds: a.Bounds,
 		Supported: parallel.SetOf(a.Supported), Installed: parallel.SetOf(a.Installed),
-		CA: ca, Webhook: opts, SharedDir: a.SharedDir, Absences: absences, Rights: access.Rights{}, Fields: fields.Harness(), Logger: logger,
+		CA: ca, Webhook: opts, SharedDir: a.SharedDir, Engine: engine, Logger: logger,
 	})
 }
 
