@@ -651,11 +651,20 @@ func TestNodePluginSpecsFailOnABrokenHostOnKind(t *testing.T) {
 // is cut and its report dir is gone.
 func errorFailedCases(t *testing.T, res results.Results) {
 	t.Helper()
+	if failed := failedCases(res); failed != "" {
+		t.Errorf("failed cases:\n%s", failed)
+	}
+}
+
+// failedCases names res's failed cases with their messages.
+func failedCases(res results.Results) string {
+	var out []string
 	for _, s := range res.Specs {
 		if s.State == results.Failed {
-			t.Errorf("%s/%s %q failed: %s", s.Suite, s.ShortName, s.Name, s.Message)
+			out = append(out, s.Suite+"/"+s.ShortName+": "+s.Name+": "+s.Message)
 		}
 	}
+	return strings.Join(out, "\n")
 }
 
 // keepReportsOnFailure copies a run's report dir into the kind artifacts

@@ -313,14 +313,3 @@ func forgiveOptional(admin, res results.Results, optional []access.Optional) (re
 	}
 	return out, differences
 }
-
-// failedCases names res's failed cases with their messages.
-func failedCases(res results.Results) string {
-	var out []string
-	for _, s := range res.Specs {
-		if s.State == results.Failed {
-			out = append(out, s.Suite+"/"+s.ShortName+": "+s.Name+": "+s.Message)
-		}
-	}
-	return strings.Join(out, "\n")
-}
