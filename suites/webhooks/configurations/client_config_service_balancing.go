@@ -97,37 +97,61 @@ var _ = harness.Describe(webhookServiceBalancedPerRequest, func(f *harness.Frame
 		journal := f.Env.Webhooks.Journal()
 		// reached sends one call through rc and says which endpoint got it
 		// ("" if the webhook was not called, the peer if neither forwarder
-		// carried the call).
-		reached := func(ctx context.Context, rc *rest.Config) string {
+		// carried the call), or the error the call got.
+		reached := func(ctx context.Context, rc *rest.Config) (string, error) {
 			before := journal.Len()
-			_, err := speckit.DryRunCreate(ctx, rc, f.Namespace, "balanced")
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a call the webhook allows")
+			if _, err := speckit.DryRunCreate(ctx, rc, f.Namespace, "balanced"); err != nil {
+				return "", err
+			}
 			for _, c := range journal.Calls()[before:] {
 				if c.Path != hook.Path {
 					continue
 				}
 				for name, fw := range endpoints {
 					if fw.Carried(c.RemoteAddr) {
-						return name
+						return name, nil
 					}
 				}
-				return "a peer neither endpoint relayed, " + c.RemoteAddr
+				return "a peer neither endpoint relayed, " + c.RemoteAddr, nil
 			}
-			return ""
+			return "", nil
+		}
+		// allowed is reached for a call that must succeed.
+		allowed := func(ctx context.Context, rc *rest.Config) string {
+			name, err := reached(ctx, rc)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "a call the webhook allows")
+			return name
 		}
 		for replica, rc := range f.Replicas {
-			// The configuration first reaches the replica: until then a call
-			// reaches no endpoint.
-			gomega.Eventually(ctx, func(ctx context.Context) string { return reached(ctx, rc) }).
+			// The configuration, the Service and its two EndpointSlices reach
+			// the replica through separate watches, in no set order: until the
+			// configuration has, a call reaches no endpoint; until a slice
+			// has, the call fails with no endpoints available.
+			gomega.Eventually(ctx, func(ctx context.Context) (string, error) { return reached(ctx, rc) }).
 				WithTimeout(f.Bounds.WebhookReady.Duration).WithPolling(f.Bounds.PollInterval.Duration).
 				ShouldNot(gomega.BeEmpty(), "replica %d never called the webhook through the Service", replica)
-			got := map[string]int{}
-			for range balancedCalls {
-				got[reached(ctx, rc)]++
-			}
-			gomega.Expect(got).To(gomega.And(gomega.HaveKey("a"), gomega.HaveKey("b")),
-				"replica %d: %d successive calls reached the endpoints %v: picked once per connection, not per request", replica, balancedCalls, got)
-			gomega.Expect(got).NotTo(gomega.HaveKey(""), "replica %d: a call reached neither endpoint", replica)
+			// The second slice may still be on its way: within the propagation
+			// bound, one run of successive calls must reach both endpoints.
+			// Picked per connection, no run ever does.
+			var got map[string]int
+			gomega.Eventually(ctx, func(g gomega.Gomega, ctx context.Context) {
+				got = map[string]int{}
+				for range balancedCalls {
+					name, err := reached(ctx, rc)
+					if err != nil {
+						gomega.StopTrying("a call the webhook allows failed").Wrap(err).Now()
+					}
+					if name == "" {
+						gomega.StopTrying(fmt.Sprintf("replica %d: a call reached neither endpoint", replica)).Now()
+					}
+					got[name]++
+				}
+				g.Expect(got).To(gomega.And(gomega.HaveKey("a"), gomega.HaveKey("b")))
+			}).WithTimeout(f.Bounds.WebhookConfigPropagation.Duration).WithPolling(f.Bounds.PollInterval.Duration).
+				Should(gomega.Succeed(), func() string {
+					return fmt.Sprintf("replica %d: runs of %d successive calls reached the endpoints %v (the last run): picked once per connection, not per request",
+						replica, balancedCalls, got)
+				})
 		}
 
 		// Endpoint b leaves the Service: from its removal on, each replica
@@ -141,7 +165,7 @@ var _ = harness.Describe(webhookServiceBalancedPerRequest, func(f *harness.Frame
 			for settled < balancedCalls {
 				gomega.Expect(time.Since(removed)).To(gomega.BeNumerically("<=", f.Bounds.WebhookReady.Duration),
 					"replica %d still calls the removed endpoint", replica)
-				switch reached(ctx, rc) {
+				switch allowed(ctx, rc) {
 				case "b":
 					last, settled = time.Since(removed), 0
 				case "a":
