@@ -48,8 +48,12 @@ base_rootfs() {
   debootstrap_into "$KIND_CACHE/rootfs-base" iptables nftables conntrack ipset iproute2 kmod ca-certificates
 }
 
-kind_dir() { (cd "$REPO_ROOT" && go list -m -f '{{.Dir}}' sigs.k8s.io/kind); }
-lb_image() { sed -n 's/^const Image = "\(.*\)"/\1/p' "$(kind_dir)/pkg/cluster/internal/loadbalancer/const.go"; }
+# kind's module, downloaded first: go list names no directory for a module
+# the module cache does not hold yet (a fresh machine's).
+kind_dir() { (cd "$REPO_ROOT" && go mod download sigs.k8s.io/kind && go list -m -f '{{.Dir}}' sigs.k8s.io/kind); }
+KIND_DIR=$(kind_dir)
+LB_IMAGE=$(sed -n 's/^const Image = "\(.*\)"/\1/p' "$KIND_DIR/pkg/cluster/internal/loadbalancer/const.go")
+[ -n "$LB_IMAGE" ] || { echo "build-node-image.sh: no load balancer image in $KIND_DIR/pkg/cluster/internal/loadbalancer/const.go: is sigs.k8s.io/kind in go.mod?" >&2; exit 2; }
 
 PATHENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CNID_IMAGE=admission-conformance.local/cnid:$KUBE_VERSION
@@ -76,7 +80,7 @@ images() {
   "$mk" -o "$IMAGES/cnid.tar" --ref "$CNID_IMAGE" --env "$PATHENV" \
     --dir-layer "$KIND_CACHE/rootfs-base" --file "$BIN/cnid:/usr/local/bin/cnid:0755"
   # Not for containerd: the load balancer runs in Docker under kind's name.
-  "$mk" -o "$VERSION_CACHE/lb.tar" --ref "$(lb_image)" --env "$PATHENV" \
+  "$mk" -o "$VERSION_CACHE/lb.tar" --ref "$LB_IMAGE" --env "$PATHENV" \
     --dir-layer "$KIND_CACHE/rootfs-base" --file "$BIN/envoy:/usr/local/bin/envoy:0755"
 }
 
@@ -115,7 +119,7 @@ TOML
 }
 
 node_root() {
-  local root=$WORK/node-root kind; kind=$(kind_dir)
+  local root=$WORK/node-root kind; kind=$KIND_DIR
   rm -rf "$root" && cp -a "$KIND_CACHE/rootfs-node" "$root"
   local files=$kind/images/base/files
   install -m 0755 "$files"/usr/local/bin/* "$root/usr/local/bin/"
@@ -146,7 +150,7 @@ node_image() {
   "$BIN/mkimage" -o "$WORK/node.tar" --ref "$NODE_IMAGE" --dir-layer "$WORK/node-root" \
     --env container=docker --stop-signal SIGRTMIN+3 --entrypoint "/usr/local/bin/entrypoint /sbin/init"
   load "$WORK/node.tar" "$NODE_IMAGE"
-  load "$VERSION_CACHE/lb.tar" "$(lb_image)"
+  load "$VERSION_CACHE/lb.tar" "$LB_IMAGE"
   rm -f "$WORK/node.tar"
 }
 
@@ -175,4 +179,4 @@ t=$SECONDS; images; log "images: $((SECONDS - t))s"
 t=$SECONDS; containerd_store; log "containerd store: $((SECONDS - t))s"
 t=$SECONDS; node_root; log "node root: $((SECONDS - t))s"
 t=$SECONDS; node_image; log "node image: $((SECONDS - t))s"
-log "$NODE_IMAGE ready in $((SECONDS - started))s (load balancer: $(lb_image))"
+log "$NODE_IMAGE ready in $((SECONDS - started))s (load balancer: $LB_IMAGE)"
