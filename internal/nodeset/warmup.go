@@ -2,6 +2,7 @@ package nodeset
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -117,7 +119,7 @@ func warmUp(ctx context.Context, client kubernetes.Interface, nodes []*node, o O
 // warm-up never calls a plugin.
 func warmUpPod(node string, i int) *corev1.Pod {
 	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("admission-conformance-warm-up-%s-%d", node, i), Namespace: warmUpNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: warmUpPodName(node, i), Namespace: warmUpNamespace},
 		Spec: corev1.PodSpec{
 			NodeName:                     node,
 			AutomountServiceAccountToken: ptr.To(false),
@@ -126,6 +128,19 @@ func warmUpPod(node string, i int) *corev1.Pod {
 			Containers:                   []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
 		},
 	}
+}
+
+// warmUpPodName names the node's i-th warm-up pod after the node where that
+// keeps the name a DNS label (a pod's hostname; longer names draw an API
+// warning), after a hash of the node's name where not (kind's node names are
+// 37-45 characters): spec.nodeName still says which node.
+func warmUpPodName(node string, i int) string {
+	const prefix = "admission-conformance-warm-up-"
+	if name := fmt.Sprintf("%s%s-%d", prefix, node, i); len(name) <= validation.DNS1123LabelMaxLength {
+		return name
+	}
+	sum := sha256.Sum256([]byte(node))
+	return fmt.Sprintf("%s%x-%d", prefix, sum[:6], i)
 }
 
 // ensureServiceAccount waits for the warm-up namespace's default
