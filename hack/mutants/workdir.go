@@ -86,8 +86,29 @@ func (w *WorkDir) prepare(log func(string, ...any)) error {
 	return w.syncHarness()
 }
 
-// moduleDir asks the go command where the repo's pinned copy of mod is.
+// moduleDir asks the go command where the repo's pinned copy of mod is,
+// downloading it first if the module cache lacks it (a fresh machine's
+// does: the kit's own build needs none of the modules it mutates).
 func moduleDir(repo, mod string) (dir, version string, err error) {
+	dir, version, err = listModule(repo, mod)
+	if err != nil || dir != "" {
+		return dir, version, err
+	}
+	cmd := exec.Command("go", "mod", "download", mod)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if _, err := cmd.Output(); err != nil {
+		return "", "", fmt.Errorf("go mod download %s: %w", mod, commandError(err))
+	}
+	if dir, version, err = listModule(repo, mod); err == nil && dir == "" {
+		err = fmt.Errorf("%s is not in the module cache after go mod download in %s", mod, repo)
+	}
+	return dir, version, err
+}
+
+// listModule is go list -m's directory and version for mod; the directory
+// is empty while mod is not downloaded.
+func listModule(repo, mod string) (dir, version string, err error) {
 	cmd := exec.Command("go", "list", "-m", "-json", mod)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "GOWORK=off")
@@ -104,9 +125,6 @@ func moduleDir(repo, mod string) (dir, version string, err error) {
 	}
 	if info.Replace != nil {
 		info.Version, info.Dir = info.Replace.Version, info.Replace.Dir
-	}
-	if info.Dir == "" {
-		return "", "", fmt.Errorf("%s is not downloaded: run 'go mod download' in %s", mod, repo)
 	}
 	return info.Dir, info.Version, nil
 }
