@@ -82,7 +82,7 @@ func nodeLacking(ctx context.Context, f *harness.Framework, feature string, publ
 		}
 	}
 	ginkgo.Skip(notSupported(fmt.Sprintf("no node lacks %s in status.declaredFeatures (with any feature declared: %t); "+
-		"the embedded cluster's nodes have its kubelet feature gate off", feature, publishing)))
+		"every node's kubelet declares it (its feature gate is on); the embedded cluster's hollow nodes run with the gate off", feature, publishing)))
 	return "", nil
 }
 
