@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -136,6 +137,9 @@ func (c *kindCluster) load(ctx context.Context) error {
 			return err
 		}
 		if err := grantPodStatusAccess(ctx, client); err != nil {
+			return err
+		}
+		if err := describeNodes(ctx, client, append(slices.Clone(c.controlPlanes), c.workers...)); err != nil {
 			return err
 		}
 	}
