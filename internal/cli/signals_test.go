@@ -129,8 +129,11 @@ func TestSignalsInEveryPhase(t *testing.T) {
 		// its own) starts beside the cluster: the signal comes while both
 		// boot, then while a spec runs on the plane beside one on the
 		// cluster.
+		// Not forced: stopped in order, plane start-up ends in about 50 ms,
+		// which a loaded machine's three signals can outlast (CI, 2026-11-29:
+		// it ended after two). Whichever way it ends is checked.
 		{name: "propagation plane start-up", args: static(planeSpecs...), sig: syscall.SIGTERM, code: 2,
-			want: "interrupted by SIGTERM during cluster start-up", forced: true, forcedCode: 2,
+			want: "interrupted by SIGTERM during cluster start-up", forcedCode: 2,
 			at: func(t *testing.T, r *liveRun, _ *testCluster) {
 				r.waitUntil(t, "the plane's process", time.Minute, func() bool { return len(r.workerProcesses()) == 1 })
 			}},
