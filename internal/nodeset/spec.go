@@ -40,11 +40,15 @@ type Spec struct {
 	FeatureGates map[string]bool
 }
 
+// ExtendedResourceCount is how many units of nodes.ExtendedResource a
+// default node advertises; the kind provider gives its nodes as many.
+const ExtendedResourceCount = "2"
+
 // DefaultSpec is what the embedded provider starts unless told otherwise.
 func DefaultSpec() Spec {
 	return Spec{
 		MaxPods:           20,
-		ExtendedResources: map[string]string{nodes.ExtendedResource: "2"},
+		ExtendedResources: map[string]string{nodes.ExtendedResource: ExtendedResourceCount},
 		PluginHost:        true,
 		PluginTimeout:     3 * time.Second,
 		QPS:               100,

@@ -14,12 +14,8 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 
 	clusternodes "github.com/admission-conformance/admission-conformance/framework/nodes"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 )
-
-// extendedResourceCount is how many units of clusternodes.ExtendedResource
-// a created cluster's nodes advertise, as many as the embedded cluster's
-// hollow nodes do.
-const extendedResourceCount = "2"
 
 // appArmorCheck is the kubelet's own test of AppArmor support
 // (k8s.io/kubernetes third_party/forked/libcontainer/apparmor IsEnabled,
@@ -70,7 +66,7 @@ func labelAppArmor(ctx context.Context, client kubernetes.Interface, node string
 // the kubelet's admission sees the resource at once rather than at its next
 // update. Only pods asking for the resource are affected.
 func advertiseExtendedResource(ctx context.Context, client kubernetes.Interface, node string) error {
-	amount := map[corev1.ResourceName]string{clusternodes.ExtendedResource: extendedResourceCount}
+	amount := map[corev1.ResourceName]string{clusternodes.ExtendedResource: nodeset.ExtendedResourceCount}
 	patch, err := json.Marshal(map[string]any{"status": map[string]any{"capacity": amount, "allocatable": amount}})
 	if err != nil {
 		return err
