@@ -11,9 +11,12 @@ const ExtendedResource = "admission-conformance.io/widget"
 // whether that rejection can be checked here.
 const AppArmorLabel = "node.admission-conformance.io/apparmor"
 
-// HollowLabel marks the harness's own hollow nodes, which run nothing but
-// the harness's pods: specs that disturb a whole node (a NoExecute taint
-// evicts every pod that does not tolerate it) only pick these.
+// HollowLabel marks the nodes set aside for the harness, which run nothing
+// but the harness's pods (and a real cluster's DaemonSet pods, which
+// tolerate every taint): the embedded cluster's hollow nodes, and the one
+// node of its own the kind provider adds to each cluster it creates. Specs
+// that disturb a whole node (fill it, taint it NoExecute, relabel it) only
+// pick these.
 const HollowLabel = "node.admission-conformance.io/hollow"
 
 // LackedFeatures are kubelet feature gates the default nodes have off, so

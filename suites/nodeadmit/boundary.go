@@ -196,9 +196,9 @@ var _ = describe(admitsUpToAllocatable, func(f *harness.Framework) {
 		over, fits := composite("over", init+1), composite("fits", init)
 		gomega.Expect(cpuOf(fits)).To(gomega.Equal(left), "the case's own arithmetic")
 
-		// A regular init container never ends here (fake runtime, pause
-		// image): the pod stays Pending, and the node running that
-		// container shows it admitted the pod.
+		// A regular init container never ends here (the pause image, on
+		// a fake or a real runtime): the pod stays Pending, and the node
+		// running that container shows it admitted the pod.
 		d, err := nodedecision.DecideStarted(ctx, f, over, "init")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectRejected(ctx, f, d, rejection{reason: outOf(corev1.ResourceCPU), message: insufficient(corev1.ResourceCPU, left+1, used, capacity)})
@@ -217,13 +217,13 @@ func cpuOf(pod *corev1.Pod) int64 {
 
 // runtimeClassWithOverhead creates a RuntimeClass whose pods carry an
 // overhead of cpu millicores (the RuntimeClass admission plugin checks a
-// pod's spec.overhead against it), deleted after the case. The fake
-// runtime of a hollow node (the only kind of node the case runs on) runs
-// any handler.
+// pod's spec.overhead against it), deleted after the case. Its handler is
+// runc, the default handler of containerd (the kind provider's node, whose
+// pods must start) and CRI-O; the fake runtime of a hollow node runs any.
 func runtimeClassWithOverhead(ctx context.Context, f *harness.Framework, cpu int64) *nodev1.RuntimeClass {
 	rc, err := f.Client.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-overhead", Labels: map[string]string{harness.RunLabel: f.Env.RunID}},
-		Handler:    "overhead",
+		Handler:    "runc",
 		Overhead:   &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: nodedecision.Quantity(corev1.ResourceCPU, cpu)}},
 	}, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())

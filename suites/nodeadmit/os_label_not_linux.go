@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -44,6 +46,46 @@ func relabelOS(ctx context.Context, f *harness.Framework, node, os string) error
 	return err
 }
 
+// daemonPodOwners are the DaemonSets (by UID) with a running pod on node
+// that is not being deleted.
+func daemonPodOwners(ctx context.Context, f *harness.Framework, node string) []types.UID {
+	var owners []types.UID
+	for _, p := range nodePods(ctx, f, node) {
+		if ref := metav1.GetControllerOf(&p); ref != nil && ref.Kind == "DaemonSet" &&
+			p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			owners = append(owners, ref.UID)
+		}
+	}
+	return owners
+}
+
+// unsettledDaemonPods says what keeps node's DaemonSet pods from being as
+// they were (owners' running pods, none being deleted), or "": the kubelet
+// counts a pod being deleted until it is gone, and so does a spec reading
+// what the node's pods hold.
+func unsettledDaemonPods(ctx context.Context, f *harness.Framework, node string, owners []types.UID) string {
+	var problems []string
+	running := daemonPodOwners(ctx, f, node)
+	for _, o := range owners {
+		if !slices.Contains(running, o) {
+			problems = append(problems, fmt.Sprintf("DaemonSet %s has no running pod", o))
+		}
+	}
+	for _, p := range nodePods(ctx, f, node) {
+		if ref := metav1.GetControllerOf(&p); ref != nil && ref.Kind == "DaemonSet" && p.DeletionTimestamp != nil {
+			problems = append(problems, fmt.Sprintf("pod %s/%s is being deleted", p.Namespace, p.Name))
+		}
+	}
+	return strings.Join(problems, "; ")
+}
+
+// nodePods are the pods bound to node, in every namespace.
+func nodePods(ctx context.Context, f *harness.Framework, node string) []corev1.Pod {
+	list, err := f.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return list.Items
+}
+
 var _ = describe(osLabelNotLinux, func(f *harness.Framework) {
 	ginkgo.It("refuses a resize on the node with cause UnsupportedPlatform, and the kubelet still admits a pod labelled with its own OS", func(ctx ginkgo.SpecContext) {
 		n := hollowNode(ctx, f, "relabelling it would keep pods that select its operating system off it")
@@ -53,9 +95,18 @@ var _ = describe(osLabelNotLinux, func(f *harness.Framework) {
 		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}
 		pod = runningPod(ctx, f, pod)
 
+		daemons := daemonPodOwners(ctx, f, node)
 		gomega.Expect(relabelOS(ctx, f, node, "windows")).To(gomega.Succeed())
 		ginkgo.DeferCleanup(func(ctx context.Context) {
 			gomega.Expect(relabelOS(ctx, f, node, own)).To(gomega.Succeed())
+			// DaemonSets that select linux nodes (a real cluster's
+			// kube-proxy and CNI daemon) deleted their pods from the node
+			// labelled windows: the next spec on the node counts what its
+			// pods hold, so the node gets them back first.
+			gomega.Eventually(ctx, func(ctx context.Context) string {
+				return unsettledDaemonPods(ctx, f, node, daemons)
+			}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.BeEmpty(),
+				"node %s's DaemonSet pods must be as before it was relabelled", node)
 			// The next spec on this node must not meet the apiserver's
 			// stale view of the label: wait until a resize is admitted
 			// again (a dry run, changing nothing).

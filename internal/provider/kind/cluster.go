@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,7 +46,8 @@ type kindCluster struct {
 	config        *rest.Config
 	replicas      []*rest.Config
 	controlPlanes []string
-	workers       []string
+	workers       []string // other than the harness's own
+	ownNodes      []string // the harness's own (ownnode.go)
 	gateway       string
 	stopped       bool
 	served        features.Set // cluster.ServedFeatures
@@ -120,6 +120,18 @@ func (c *kindCluster) load(ctx context.Context) error {
 	if err := c.waitNodesReady(ctx); err != nil {
 		return err
 	}
+	client, err := kubernetes.NewForConfig(c.config)
+	if err != nil {
+		return err
+	}
+	if err := c.splitOwnNodes(ctx, client); err != nil {
+		return err
+	}
+	if c.created {
+		if err := c.untaintLoneControlPlane(ctx, client); err != nil {
+			return err
+		}
+	}
 	// The kubelets wrote kubelet.json when they started, before their nodes
 	// became ready: a short wait covers a slow file system only.
 	if err := c.loadPluginHosts(ctx, 2*time.Second, 100*time.Millisecond); err != nil {
@@ -132,14 +144,10 @@ func (c *kindCluster) load(ctx context.Context) error {
 		return err
 	}
 	if c.created {
-		client, err := kubernetes.NewForConfig(c.config)
-		if err != nil {
-			return err
-		}
 		if err := grantPodStatusAccess(ctx, client); err != nil {
 			return err
 		}
-		if err := describeNodes(ctx, client, append(slices.Clone(c.controlPlanes), c.workers...)); err != nil {
+		if err := describeNodes(ctx, client, c.kubeletNodes()); err != nil {
 			return err
 		}
 	}
@@ -176,12 +184,12 @@ func (c *kindCluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.confi
 // carries that address).
 func (c *kindCluster) ReplicaConfigs() []*rest.Config { return cluster.CopyConfigs(c.replicas) }
 
-// Nodes implements cluster.Cluster: workers first, then control planes; all
-// run real kubelets, and those whose kubelet hosts the reference KEP-2823
-// plugin host declare NodeAdmissionPlugins.
+// Nodes implements cluster.Cluster: workers first, then control planes, then
+// the harness's own node; all run real kubelets, and those whose kubelet
+// hosts the reference KEP-2823 plugin host declare NodeAdmissionPlugins.
 func (c *kindCluster) Nodes() []cluster.Node {
 	var out []cluster.Node
-	for _, n := range append(append([]string(nil), c.workers...), c.controlPlanes...) {
+	for _, n := range c.kubeletNodes() {
 		caps := features.NewSet(features.NodeAdmission)
 		if _, ok := c.pluginHosts[n]; ok {
 			caps[features.NodeAdmissionPlugins] = struct{}{}
@@ -239,7 +247,7 @@ func (c *kindCluster) Topology() string {
 	if !c.created {
 		how = "reused"
 	}
-	return fmt.Sprintf("kind %s (%s): %d control plane(s), %d worker(s)", c.name, how, len(c.controlPlanes), len(c.workers))
+	return fmt.Sprintf("kind %s (%s): %d control plane(s), %d worker(s)%s", c.name, how, len(c.controlPlanes), len(c.workers), c.ownNodesPhrase())
 }
 
 // Kubeconfig is the cluster's kubeconfig (as `kind get kubeconfig` prints).

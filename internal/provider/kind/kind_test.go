@@ -1,7 +1,9 @@
 package kind
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,7 +19,9 @@ import (
 
 	"github.com/admission-conformance/admission-conformance/framework/cluster"
 	"github.com/admission-conformance/admission-conformance/framework/features"
+	clusternodes "github.com/admission-conformance/admission-conformance/framework/nodes"
 	"github.com/admission-conformance/admission-conformance/framework/staticmanifest"
+	"github.com/admission-conformance/admission-conformance/internal/nodeset"
 	"github.com/admission-conformance/admission-conformance/reference/nodeadmission"
 )
 
@@ -322,5 +326,44 @@ func TestReusedClusterSaysWhyNoStaticManifests(t *testing.T) {
 	created := &kindCluster{replicas: make([]*rest.Config, 3), staticDirs: make([]map[cluster.StaticPlugin]string, 3)}
 	if !created.Capabilities().Has(features.StaticAdmissionManifests) || created.NotDeclaredReasons()[features.StaticAdmissionManifests] != "" {
 		t.Errorf("a created cluster with static dirs must declare StaticAdmissionManifests: %v, %v", created.Capabilities(), created.NotDeclaredReasons())
+	}
+}
+
+func TestOwnNodeIsAWorkerSetAsideWithTheEmbeddedNodesKubelet(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Single.config()
+	if err := withOwnNode(cfg, dir); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Nodes) != 2 {
+		t.Fatalf("single with the harness's own node: %d nodes, want 2", len(cfg.Nodes))
+	}
+	own := cfg.Nodes[1]
+	if own.Role != v1alpha4.WorkerRole || own.Labels[clusternodes.HollowLabel] != "true" {
+		t.Errorf("own node: role %s, labels %v; want a worker labelled %s", own.Role, own.Labels, clusternodes.HollowLabel)
+	}
+	if len(own.ExtraMounts) != 1 || own.ExtraMounts[0].ContainerPath != ownNodePatchDir {
+		t.Fatalf("own node mounts %+v, want its kubeadm patch dir at %s", own.ExtraMounts, ownNodePatchDir)
+	}
+	data, err := os.ReadFile(filepath.Join(own.ExtraMounts[0].HostPath, ownNodeKubeletPatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patch struct {
+		FeatureGates map[string]bool `json:"featureGates"`
+		MaxPods      int32           `json:"maxPods"`
+	}
+	if err := json.Unmarshal(data, &patch); err != nil {
+		t.Fatalf("kubelet patch %s: %v", data, err)
+	}
+	if !maps.Equal(patch.FeatureGates, clusternodes.LackedFeatures) || patch.MaxPods != nodeset.DefaultSpec().MaxPods {
+		t.Errorf("kubelet patch %s: want the embedded nodes' gates %v and %d pods", data, clusternodes.LackedFeatures, nodeset.DefaultSpec().MaxPods)
+	}
+	for _, p := range own.KubeadmConfigPatches {
+		for _, want := range []string{"kind: JoinConfiguration", ownNodeTaint, "effect: NoSchedule", "directory: " + ownNodePatchDir} {
+			if !strings.Contains(p, want) {
+				t.Errorf("join patch lacks %q:\n%s", want, p)
+			}
+		}
 	}
 }

@@ -132,7 +132,7 @@ func placeExecutable(path string) error {
 func (c *kindCluster) loadPluginHosts(ctx context.Context, timeout, poll time.Duration) error {
 	c.pluginHosts = map[string]clusternodes.PluginHost{}
 	var why []string
-	for _, node := range append(append([]string(nil), c.workers...), c.controlPlanes...) {
+	for _, node := range c.kubeletNodes() {
 		dir, err := hostDirOf(ctx, node)
 		if err != nil {
 			return err

@@ -117,6 +117,9 @@ func (p *Provider) Start(ctx context.Context) (_ cluster.Cluster, err error) {
 // directories (c records the host paths of both).
 func (p *Provider) clusterConfig(ctx context.Context, c *kindCluster) (*v1alpha4.Cluster, error) {
 	cfg := p.topology.config()
+	if err := withOwnNode(cfg, c.dir); err != nil {
+		return nil, err
+	}
 	logs, audit, err := withAudit(cfg, c.dir)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ func (c *kindCluster) waitNodesReady(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	want := len(c.controlPlanes) + len(c.workers)
+	want := len(c.kubeletNodes())
 	var notReady []string
 	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})

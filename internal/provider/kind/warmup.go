@@ -2,6 +2,7 @@ package kind
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -13,7 +14,8 @@ import (
 // first full sync, ~10 s after it starts; from then on in tens of
 // milliseconds on a worker (measured here: 25-140 ms; a control plane of an
 // ha cluster on 2 cores: ~1.5 s). The provider sends the nodes specs place
-// pods on (the workers, or the control planes of a cluster without any)
+// pods on (the workers, or the control planes of a cluster without any,
+// and the harness's own node)
 // pods they must reject until two in a row show within warmRejection, so
 // specs time steady-state kubelets, as the embedded cluster's hollow nodes
 // are warmed up. A node that does not warm up is logged, not fatal: specs
@@ -33,6 +35,7 @@ func (c *kindCluster) warmUp(ctx context.Context) error {
 	if len(used) == 0 {
 		used = c.controlPlanes
 	}
+	used = slices.Concat(used, c.ownNodes)
 	w := nodeset.WarmUp{Threshold: warmRejection, Timeout: warmUpTimeout, ReadyTimeout: warmUpTimeout, Poll: warmUpPoll, Logger: c.logger}
 	if err := w.Nodes(ctx, client, used); err != nil {
 		if ctx.Err() != nil {
