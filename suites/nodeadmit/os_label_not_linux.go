@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -103,10 +104,12 @@ var _ = describe(osLabelNotLinux, func(f *harness.Framework) {
 			// kube-proxy and CNI daemon) deleted their pods from the node
 			// labelled windows: the next spec on the node counts what its
 			// pods hold, so the node gets them back first.
+			restored := time.Now()
 			gomega.Eventually(ctx, func(ctx context.Context) string {
 				return unsettledDaemonPods(ctx, f, node, daemons)
 			}).WithTimeout(f.Bounds.ObjectState.Duration).WithPolling(f.Bounds.PollInterval.Duration).Should(gomega.BeEmpty(),
 				"node %s's DaemonSet pods must be as before it was relabelled", node)
+			ginkgo.GinkgoWriter.Printf("node %s: the running pods of its %d DaemonSet(s) back %v after the label\n", node, len(daemons), time.Since(restored))
 			// The next spec on this node must not meet the apiserver's
 			// stale view of the label: wait until a resize is admitted
 			// again (a dry run, changing nothing).
