@@ -20,5 +20,6 @@ func ExampleKinds() {
 	// mutating admission policy bindings
 	// mutating admission policies
 	// custom resource definitions
+	// runtime classes
 	// namespaces
 }

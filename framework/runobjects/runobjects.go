@@ -36,6 +36,9 @@ var kinds = []Kind{
 	// CustomResourceAdmission's definitions; deleting one deletes its
 	// custom resources.
 	{CustomResourceDefinitions, "custom resource definitions"},
+	// KubeletAdmitsUpToAllocatable's RuntimeClass, whose pod overhead the
+	// kubelet counts.
+	{RuntimeClasses, "runtime classes"},
 	{Namespaces, "namespaces"},
 }
 
@@ -59,6 +62,9 @@ const CustomResourceGroup = "crd.admission-conformance.io"
 // CustomResourceDefinitions is the resource of the CustomResourceDefinition
 // kind.
 var CustomResourceDefinitions = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// RuntimeClasses is the resource of the RuntimeClass kind.
+var RuntimeClasses = schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}
 
 // Namespaces is the resource of the Namespace kind, last in Kinds.
 var Namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}

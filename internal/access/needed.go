@@ -109,5 +109,11 @@ func base(relay bool) []Access {
 	add(runobjects.CustomResourceGroup, "*", true, "create", "get", "list", "delete")
 	add(runobjects.CustomResourceGroup, "*", true, "update")
 	attribute("an update of a custom resource reaches a mutating webhook registered for its other version, with the old object converted", "ConversionBetweenMutatingWebhooks")
+	// KubeletAdmitsUpToAllocatable counts a RuntimeClass's pod overhead:
+	// it creates one, labelled with the run (runobjects: swept with it and
+	// found by cleanup), and deletes it.
+	add(runobjects.RuntimeClasses.Group, runobjects.RuntimeClasses.Resource, false, "delete", "deletecollection", "list", "get")
+	add(runobjects.RuntimeClasses.Group, runobjects.RuntimeClasses.Resource, false, "create")
+	attribute("a RuntimeClass whose pod overhead the kubelet counts at admission (labelled with the run, swept with it)", "KubeletAdmitsUpToAllocatable")
 	return out
 }

@@ -190,6 +190,8 @@ func AllowedClusterWrites() map[string][]string {
 		"mutatingadmissionpolicies.admissionregistration.k8s.io":         nil,
 		"mutatingadmissionpolicybindings.admissionregistration.k8s.io":   nil,
 		"customresourcedefinitions.apiextensions.k8s.io":                 nil,
+		// KubeletAdmitsUpToAllocatable's RuntimeClass (a pod overhead).
+		"runtimeclasses.node.k8s.io": nil,
 		// Dry-run creates only (NamespaceSelectorOnClusterScoped); RBAC
 		// checks them like real ones.
 		"priorityclasses.scheduling.k8s.io": {"create"},

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,8 +270,27 @@ func (r *liveRun) assertOneLine(t *testing.T, want string) {
 	t.Helper()
 	_, stderr := r.output()
 	if !strings.HasPrefix(stderr, "run-conformance: ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("stderr is not one line saying %q:\n%s", want, stderr)
+		t.Errorf("stderr is not one line saying %q:\n%s%s", want, stderr, r.componentLogTails())
 	}
+}
+
+// componentLogTails is the end of every components.log the run wrote (its
+// report dir's, below its work dir), where a line meant for stderr would
+// have gone had the run not restored its stderr before printing it.
+func (r *liveRun) componentLogTails() string {
+	var b strings.Builder
+	_ = filepath.WalkDir(r.work, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "components.log" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		fmt.Fprintf(&b, "\n%s (last 20 lines):\n%s", path, tail(string(data), 20))
+		return nil
+	})
+	return b.String()
 }
 
 // TestInjectedPanicIsOneLineAndLeavesNothing: a panic in the harness

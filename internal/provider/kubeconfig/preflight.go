@@ -22,6 +22,7 @@ var Plan = []string{
 	"inside the spec namespaces only: configmaps, pods (never pulled or scheduling-gated), services, serviceaccounts, deployments (and their status and scale), horizontalpodautoscalers, limitranges, resourcequotas, persistentvolumeclaims, and a role and rolebinding granting an impersonated test user configmap creates there",
 	"requests as the users, groups, uids and extras of framework/identity the selected specs impersonate, each named (run --plan lists them); no other identity",
 	"customresourcedefinitions: one per CustomResourceAdmission / CustomResourceMutatingPolicy case, of the group crd.admission-conformance.io alone (a kind of the case's own), labelled with the run; deleted after each case, with its custom resources",
+	"runtimeclasses: one for KubeletAdmitsUpToAllocatable's init-container case (handler runc, a pod overhead the kubelet counts), labelled with the run; deleted after the case",
 	"dry-run creates of a priorityclass (nothing stored) to check what cluster-scoped requests webhooks receive",
 	"nothing else: no cluster roles or bindings, no changes to existing objects",
 }
