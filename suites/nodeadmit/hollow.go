@@ -24,25 +24,26 @@ const (
 
 // hollowNode is the node set aside for the harness that the built-in cases
 // use: the worker's own node (builtInNode) when it is one, as on the
-// embedded cluster, else the first such node of the cluster's. Where there
-// is none, the case is not supported, saying why (one of the reasons
-// above), before it touches a node.
+// embedded cluster, else the first such node among the cluster's nodes
+// with NodeAdmission. Where there is none, the case is not supported,
+// saying why (one of the reasons above), before it touches a node.
 func hollowNode(ctx context.Context, f *harness.Framework, why string) *corev1.Node {
 	name := builtInNode(f)
-	candidates := []string{name}
-	for _, n := range f.Env.Cluster.Nodes() {
-		if n.Name != name && n.Capabilities.Has(features.NodeAdmission) {
-			candidates = append(candidates, n.Name)
-		}
+	list, err := f.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: nodes.HollowLabel + "=true"})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	labelled := map[string]*corev1.Node{}
+	for i := range list.Items {
+		labelled[list.Items[i].Name] = &list.Items[i]
 	}
-	for _, c := range candidates {
-		n, err := f.Client.CoreV1().Nodes().Get(ctx, c, metav1.GetOptions{})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		if n.Labels[nodes.HollowLabel] == "true" {
+	if n, ok := labelled[name]; ok {
+		return n
+	}
+	for _, c := range f.Env.Cluster.Nodes() {
+		if n, ok := labelled[c.Name]; ok && c.Capabilities.Has(features.NodeAdmission) {
 			return n
 		}
 	}
 	ginkgo.Skip(notSupported("no node of the cluster's is set aside for the harness (label " + nodes.HollowLabel +
-		"), and on node " + name + " (or any other) " + why))
+		"=true), and on node " + name + " (or any other) " + why))
 	return nil
 }

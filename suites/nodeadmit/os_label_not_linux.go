@@ -47,17 +47,21 @@ func relabelOS(ctx context.Context, f *harness.Framework, node, os string) error
 	return err
 }
 
-// daemonPodOwners are the DaemonSets (by UID) with a running pod on node
-// that is not being deleted.
-func daemonPodOwners(ctx context.Context, f *harness.Framework, node string) []types.UID {
-	var owners []types.UID
+// daemonPods reads node's DaemonSet pods once: the DaemonSets (by UID)
+// with a running pod there that is not being deleted, and the pods being
+// deleted.
+func daemonPods(ctx context.Context, f *harness.Framework, node string) (running []types.UID, deleting []string) {
 	for _, p := range nodePods(ctx, f, node) {
-		if ref := metav1.GetControllerOf(&p); ref != nil && ref.Kind == "DaemonSet" &&
-			p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
-			owners = append(owners, ref.UID)
+		ref := metav1.GetControllerOf(&p)
+		switch {
+		case ref == nil || ref.Kind != "DaemonSet":
+		case p.DeletionTimestamp != nil:
+			deleting = append(deleting, p.Namespace+"/"+p.Name)
+		case p.Status.Phase == corev1.PodRunning:
+			running = append(running, ref.UID)
 		}
 	}
-	return owners
+	return running, deleting
 }
 
 // unsettledDaemonPods says what keeps node's DaemonSet pods from being as
@@ -65,17 +69,15 @@ func daemonPodOwners(ctx context.Context, f *harness.Framework, node string) []t
 // counts a pod being deleted until it is gone, and so does a spec reading
 // what the node's pods hold.
 func unsettledDaemonPods(ctx context.Context, f *harness.Framework, node string, owners []types.UID) string {
+	running, deleting := daemonPods(ctx, f, node)
 	var problems []string
-	running := daemonPodOwners(ctx, f, node)
 	for _, o := range owners {
 		if !slices.Contains(running, o) {
 			problems = append(problems, fmt.Sprintf("DaemonSet %s has no running pod", o))
 		}
 	}
-	for _, p := range nodePods(ctx, f, node) {
-		if ref := metav1.GetControllerOf(&p); ref != nil && ref.Kind == "DaemonSet" && p.DeletionTimestamp != nil {
-			problems = append(problems, fmt.Sprintf("pod %s/%s is being deleted", p.Namespace, p.Name))
-		}
+	for _, p := range deleting {
+		problems = append(problems, "pod "+p+" is being deleted")
 	}
 	return strings.Join(problems, "; ")
 }
@@ -96,12 +98,12 @@ var _ = describe(osLabelNotLinux, func(f *harness.Framework) {
 		pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}
 		pod = runningPod(ctx, f, pod)
 
-		daemons := daemonPodOwners(ctx, f, node)
+		daemons, _ := daemonPods(ctx, f, node)
 		gomega.Expect(relabelOS(ctx, f, node, "windows")).To(gomega.Succeed())
 		ginkgo.DeferCleanup(func(ctx context.Context) {
 			gomega.Expect(relabelOS(ctx, f, node, own)).To(gomega.Succeed())
 			// DaemonSets that select linux nodes (a real cluster's
-			// kube-proxy and CNI daemon) deleted their pods from the node
+			// kube-proxy; kind's) deleted their pods from the node
 			// labelled windows: the next spec on the node counts what its
 			// pods hold, so the node gets them back first.
 			restored := time.Now()
